@@ -1,0 +1,367 @@
+//! The one error type of the crate.
+//!
+//! [`Error`] pairs an [`ErrorKind`], the variant a caller matches on, with the byte offset of
+//! the message it concerns (when the error comes from decoding a stream or a buffer).
+
+use std::fmt;
+
+/// Names one buffer of a message, for error messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferId {
+    /// The message metadata (the `Message` flatbuffer).
+    Metadata,
+    /// The message body as a whole.
+    Body,
+    /// A dense tensor's data.
+    TensorData,
+    /// A sparse tensor's values.
+    Values,
+    /// The COO coordinate matrix.
+    CooIndices,
+    /// The CSR/CSC indptr array.
+    CsxIndptr,
+    /// The CSR/CSC indices array.
+    CsxIndices,
+    /// The CSF indptr array of a level.
+    CsfIndptr(usize),
+    /// The CSF indices array of a level.
+    CsfIndices(usize),
+}
+
+impl fmt::Display for BufferId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BufferId::Metadata => f.write_str("metadata"),
+            BufferId::Body => f.write_str("body"),
+            BufferId::TensorData => f.write_str("tensor data buffer"),
+            BufferId::Values => f.write_str("values buffer"),
+            BufferId::CooIndices => f.write_str("COO indices buffer"),
+            BufferId::CsxIndptr => f.write_str("CSX indptr buffer"),
+            BufferId::CsxIndices => f.write_str("CSX indices buffer"),
+            BufferId::CsfIndptr(l) => write!(f, "CSF indptr buffer of level {l}"),
+            BufferId::CsfIndices(l) => write!(f, "CSF indices buffer of level {l}"),
+        }
+    }
+}
+
+/// What went wrong. Match on this (through [`Error::kind`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Reading or writing the underlying stream failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+
+    /// The input ends before the named part of the message is complete.
+    #[error("truncated {part}: needs {needed} bytes, {available} available")]
+    Truncated {
+        /// The prefix, metadata or body.
+        part: &'static str,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes present.
+        available: u64,
+    },
+
+    /// The metadata length in the message prefix is negative.
+    #[error("negative metadata length {0}")]
+    NegativeMetadataLength(i32),
+
+    /// The message declares a negative body length.
+    #[error("negative bodyLength {0}")]
+    NegativeBodyLength(i64),
+
+    /// A size exceeds a configured limit of [`crate::Limits`].
+    #[error("{what} is {value}, over the limit of {limit}")]
+    LimitExceeded {
+        /// Which limit.
+        what: &'static str,
+        /// The size found.
+        value: u64,
+        /// The configured limit.
+        limit: u64,
+    },
+
+    /// The metadata is not a valid `Message` flatbuffer.
+    #[error("metadata is not a valid Message flatbuffer: {0}")]
+    InvalidFlatbuffer(#[from] flatbuffers::InvalidFlatbuffer),
+
+    /// The metadata version is not V4 or V5.
+    #[error("unsupported metadata version {0} (V4 = 3 and V5 = 4 are supported)")]
+    UnsupportedVersion(i16),
+
+    /// The message is not a Tensor or SparseTensor message.
+    #[error("expected a Tensor or SparseTensor message, found {0}")]
+    NotATensor(&'static str),
+
+    /// A union discriminant outside the schema.
+    #[error("unknown {union} discriminant {value}")]
+    UnknownUnion {
+        /// The union's name.
+        union: &'static str,
+        /// The discriminant found.
+        value: u8,
+    },
+
+    /// A required field is missing.
+    #[error("missing required field {0}")]
+    MissingField(&'static str),
+
+    /// The value type is not a fixed-width number that tensors may hold.
+    #[error("unsupported tensor value type: {0}")]
+    UnsupportedValueType(String),
+
+    /// An index type that is not an 8/16/32/64-bit integer.
+    #[error("unsupported {role} type: {found}")]
+    UnsupportedIndexType {
+        /// Which index array.
+        role: &'static str,
+        /// Description of the type found.
+        found: String,
+    },
+
+    /// A negative dimension size, stride, count or offset.
+    #[error("negative {what}: {value}")]
+    Negative {
+        /// What is negative.
+        what: String,
+        /// Its value.
+        value: i64,
+    },
+
+    /// A size computation overflows 64 bits.
+    #[error("arithmetic overflow computing {0}")]
+    Overflow(String),
+
+    /// Two counts that must agree do not.
+    #[error("{what}: expected {expected}, found {found}")]
+    CountMismatch {
+        /// What is counted.
+        what: String,
+        /// The count required.
+        expected: u64,
+        /// The count present.
+        found: u64,
+    },
+
+    /// A rank that the layout does not allow.
+    #[error("{layout} needs {needed}, got rank {rank}")]
+    InvalidRank {
+        /// The layout.
+        layout: &'static str,
+        /// The allowed ranks.
+        needed: &'static str,
+        /// The rank found.
+        rank: usize,
+    },
+
+    /// A buffer lies (partly) outside the message body.
+    #[error("{buffer} at offset {offset} with length {length} lies outside the body of {body_length} bytes")]
+    BufferOutOfBody {
+        /// The buffer.
+        buffer: BufferId,
+        /// Its offset.
+        offset: i64,
+        /// Its length.
+        length: i64,
+        /// The body length.
+        body_length: u64,
+    },
+
+    /// A buffer is shorter than its contents need.
+    #[error("{buffer} has {length} bytes, needs {needed}")]
+    BufferTooShort {
+        /// The buffer.
+        buffer: BufferId,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes present.
+        length: u64,
+    },
+
+    /// A buffer is not aligned for its element type (and copying was disabled).
+    #[error("{buffer} at body offset {offset} is not aligned to {align} bytes")]
+    Misaligned {
+        /// The buffer.
+        buffer: BufferId,
+        /// Its offset.
+        offset: u64,
+        /// The alignment needed.
+        align: usize,
+    },
+
+    /// Two buffers overlap.
+    #[error("{first} and {second} overlap")]
+    Overlap {
+        /// One buffer.
+        first: BufferId,
+        /// The other.
+        second: BufferId,
+    },
+
+    /// Dense strides that are not allowed.
+    #[error("invalid strides {strides:?}: {reason}")]
+    InvalidStrides {
+        /// The strides.
+        strides: Vec<i64>,
+        /// The violated rule.
+        reason: &'static str,
+    },
+
+    /// An index value (coordinate) outside its dimension.
+    #[error("{buffer}[{position}] = {value} is out of bounds for dimension {dim} of size {bound}")]
+    IndexOutOfBounds {
+        /// The buffer holding it.
+        buffer: BufferId,
+        /// Element position within the buffer.
+        position: u64,
+        /// The value (as i64; u64 above i64::MAX saturates).
+        value: i64,
+        /// Logical dimension.
+        dim: usize,
+        /// Dimension size.
+        bound: u64,
+    },
+
+    /// A coordinate passed to a lookup is outside the shape or has the wrong rank.
+    #[error("coordinate {coords:?} is not inside shape {shape:?}")]
+    CoordinateOutOfRange {
+        /// The coordinate.
+        coords: Vec<usize>,
+        /// The shape.
+        shape: Vec<usize>,
+    },
+
+    /// Entries that must be strictly increasing are not.
+    #[error("{buffer}: entry {position} is not strictly greater than the one before ({rule})")]
+    NotIncreasing {
+        /// The buffer.
+        buffer: BufferId,
+        /// Position (entry number) of the offending entry.
+        position: u64,
+        /// The rule.
+        rule: &'static str,
+    },
+
+    /// A duplicate coordinate where none is allowed.
+    #[error("COO entries {first} and {second} have the same coordinates")]
+    DuplicateCoordinate {
+        /// First entry.
+        first: u64,
+        /// Second entry.
+        second: u64,
+    },
+
+    /// An indptr array breaks its structure rules.
+    #[error("{buffer}[{position}] = {value}: {rule}")]
+    InvalidIndptr {
+        /// The buffer.
+        buffer: BufferId,
+        /// Position of the offending entry.
+        position: u64,
+        /// Its value.
+        value: i64,
+        /// The rule.
+        rule: &'static str,
+    },
+
+    /// The CSF axisOrder is not a permutation of `0..ndim`.
+    #[error("CSF axisOrder {0:?} is not a permutation of 0..ndim")]
+    NotAPermutation(Vec<i64>),
+
+    /// COO indicesStrides that are neither row-major nor column-major.
+    #[error("COO indicesStrides {0:?} are neither row-major nor column-major")]
+    InvalidCooStrides(Vec<i64>),
+
+    /// Values of a different type than the one asked for.
+    #[error("type mismatch: expected {expected}, found {found}")]
+    TypeMismatch {
+        /// The type asked for.
+        expected: String,
+        /// The type present.
+        found: String,
+    },
+
+    /// An index type too narrow for what it must count, or not readable by Arrow C++.
+    #[error("{role} type {index_type} cannot hold {needed}{note}")]
+    IndexTypeTooNarrow {
+        /// Which index array.
+        role: &'static str,
+        /// The type.
+        index_type: crate::IndexType,
+        /// The largest value it must hold.
+        needed: u64,
+        /// Extra explanation.
+        note: &'static str,
+    },
+
+    /// A message that Arrow C++ cannot read was about to be written.
+    #[error("not readable by Arrow C++: {0} (set WriteOptions::arrow_compatible = false to write it anyway)")]
+    NotArrowCompatible(String),
+
+    /// An argument given to a constructor is invalid.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+/// The error type: an [`ErrorKind`] plus, when known, the byte offset of the message.
+#[derive(Debug)]
+pub struct Error {
+    kind: ErrorKind,
+    offset: Option<u64>,
+}
+
+impl Error {
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// Consumes the error, returning its kind.
+    pub fn into_kind(self) -> ErrorKind {
+        self.kind
+    }
+
+    /// Byte offset of the message the error concerns, if known.
+    pub fn message_offset(&self) -> Option<u64> {
+        self.offset
+    }
+
+    /// Attaches the byte offset of the message (keeps an offset already set).
+    pub fn at(mut self, offset: u64) -> Self {
+        self.offset.get_or_insert(offset);
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.offset {
+            Some(o) => write!(f, "message at byte {o}: {}", self.kind),
+            None => self.kind.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.kind)
+    }
+}
+
+impl<E: Into<ErrorKind>> From<E> for Error {
+    fn from(e: E) -> Self {
+        Error {
+            kind: e.into(),
+            offset: None,
+        }
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Shorthand used inside the crate: `Err(kind.into())`.
+pub(crate) fn fail<T>(kind: ErrorKind) -> Result<T> {
+    Err(kind.into())
+}

@@ -1,0 +1,213 @@
+//! Coordinate (COO) index.
+
+use crate::array::IndexArray;
+use crate::error::{fail, BufferId, ErrorKind, Result};
+use crate::types::NativeIndex;
+
+/// How the nnz x ndim coordinate matrix is laid out in its buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CooOrder {
+    /// One row of `ndim` coordinates per stored value (Arrow's usual layout).
+    #[default]
+    RowMajor,
+    /// One column of `nnz` coordinates per dimension (what Arrow 0.15 wrote).
+    ColumnMajor,
+}
+
+/// A COO index: the coordinates of every stored value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CooIndex {
+    pub(crate) indices: IndexArray,
+    pub(crate) order: CooOrder,
+    pub(crate) ndim: usize,
+    pub(crate) nnz: usize,
+    pub(crate) is_canonical: bool,
+}
+
+impl CooIndex {
+    /// A row-major coordinate matrix of `ndim` columns; the canonical flag is computed
+    /// (true when the rows are strictly increasing in row-major order).
+    pub fn new(indices: IndexArray, ndim: usize) -> Result<Self> {
+        Self::with_order(indices, ndim, CooOrder::RowMajor)
+    }
+
+    /// A coordinate matrix with an explicit layout; the canonical flag is computed.
+    pub fn with_order(indices: IndexArray, ndim: usize, order: CooOrder) -> Result<Self> {
+        if ndim == 0 && !indices.is_empty() {
+            return fail(ErrorKind::InvalidArgument(
+                "a rank-0 COO index has no coordinates".into(),
+            ));
+        }
+        if ndim != 0 && indices.len() % ndim != 0 {
+            return fail(ErrorKind::CountMismatch {
+                what: format!("COO coordinates (a multiple of ndim = {ndim})"),
+                expected: (indices.len() / ndim * ndim) as u64,
+                found: indices.len() as u64,
+            });
+        }
+        let nnz = if ndim == 0 { 0 } else { indices.len() / ndim };
+        let mut index = CooIndex {
+            indices,
+            order,
+            ndim,
+            nnz,
+            is_canonical: false,
+        };
+        index.is_canonical = index.first_unsorted().is_none();
+        Ok(index)
+    }
+
+    /// Sets the canonical flag as a message would carry it (checked by strict validation).
+    pub(crate) fn with_canonical_flag(mut self, flag: bool) -> Self {
+        self.is_canonical = flag;
+        self
+    }
+
+    /// The coordinate matrix.
+    pub fn indices(&self) -> &IndexArray {
+        &self.indices
+    }
+
+    /// Layout of the coordinate matrix.
+    pub fn order(&self) -> CooOrder {
+        self.order
+    }
+
+    /// Whether the coordinates are sorted row-major without duplicates (as flagged).
+    pub fn is_canonical(&self) -> bool {
+        self.is_canonical
+    }
+
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.ndim
+    }
+
+    /// Number of stored coordinates.
+    pub fn nnz(&self) -> usize {
+        self.nnz
+    }
+
+    /// A rank-0 tensor has no coordinates to count its entries: take nnz from the values.
+    pub(crate) fn set_rank0_nnz(&mut self, nnz: usize) {
+        if self.ndim == 0 {
+            self.nnz = nnz;
+            self.is_canonical = nnz <= 1;
+        }
+    }
+
+    /// Position of coordinate `d` of entry `i` within the matrix buffer.
+    #[inline]
+    pub(crate) fn slot(&self, i: usize, d: usize) -> usize {
+        match self.order {
+            CooOrder::RowMajor => i * self.ndim + d,
+            CooOrder::ColumnMajor => d * self.nnz() + i,
+        }
+    }
+
+    /// Coordinate `d` of entry `i` (as `i64`).
+    pub fn coordinate(&self, i: usize, d: usize) -> Option<i64> {
+        if i >= self.nnz() || d >= self.ndim {
+            return None;
+        }
+        self.indices.get(self.slot(i, d))
+    }
+
+    /// Index of the first entry that is not strictly greater (row-major) than its
+    /// predecessor, `None` when the entries are strictly increasing.
+    pub(crate) fn first_unsorted(&self) -> Option<usize> {
+        crate::dispatch_index!(self.indices.index_type(), I => {
+            let s = self.indices.values::<I>()?;
+            first_unsorted::<I>(s, self.nnz(), self.ndim, self.order)
+        })
+    }
+
+    /// Finds the first pair of entries with equal coordinates.
+    pub(crate) fn find_duplicate(&self) -> Option<(usize, usize)> {
+        let nnz = self.nnz();
+        let mut rows: Vec<usize> = (0..nnz).collect();
+        let key = |i: usize| -> Vec<i64> {
+            (0..self.ndim)
+                .map(|d| self.indices.get(self.slot(i, d)).unwrap_or(i64::MIN))
+                .collect()
+        };
+        rows.sort_by_cached_key(|&i| key(i));
+        rows.windows(2)
+            .find(|w| key(w[0]) == key(w[1]))
+            .map(|w| (w[0].min(w[1]), w[0].max(w[1])))
+    }
+}
+
+/// Generic core of [`CooIndex::first_unsorted`].
+pub(crate) fn first_unsorted<I: NativeIndex>(
+    s: &[I],
+    nnz: usize,
+    ndim: usize,
+    order: CooOrder,
+) -> Option<usize> {
+    match order {
+        CooOrder::RowMajor => (1..nnz).find(|&i| {
+            let a = &s[(i - 1) * ndim..i * ndim];
+            let b = &s[i * ndim..(i + 1) * ndim];
+            a >= b
+        }),
+        CooOrder::ColumnMajor => (1..nnz).find(|&i| {
+            for d in 0..ndim {
+                let (a, b) = (s[d * nnz + i - 1], s[d * nnz + i]);
+                if a != b {
+                    return a > b;
+                }
+            }
+            true
+        }),
+    }
+}
+
+/// Visits every entry: `f(coords, position)`. Out-of-range coordinates are errors.
+pub(crate) fn visit(
+    index: &CooIndex,
+    shape: &[usize],
+    f: &mut dyn FnMut(&[usize], usize) -> Result<()>,
+) -> Result<()> {
+    crate::dispatch_index!(index.indices.index_type(), I => {
+        let s = crate::sparse::typed_index::<I>(&index.indices)?;
+        let mut coords = vec![0usize; index.ndim];
+        for i in 0..index.nnz() {
+            for (d, c) in coords.iter_mut().enumerate() {
+                let slot = index.slot(i, d);
+                *c = crate::sparse::check_coord(s, slot, shape, d, BufferId::CooIndices)?;
+            }
+            f(&coords, i)?;
+        }
+        Ok(())
+    })
+}
+
+/// Positions of the entries stored at `coords` (binary search when `sorted` is trusted).
+pub(crate) fn find(index: &CooIndex, coords: &[usize], sorted: bool) -> Vec<usize> {
+    crate::dispatch_index!(index.indices.index_type(), I => {
+        let Some(s) = index.indices.values::<I>() else { return Vec::new() };
+        let matches = |i: usize| -> std::cmp::Ordering {
+            for (d, &c) in coords.iter().enumerate() {
+                let v = s.get(index.slot(i, d)).map_or(i64::MIN, |v| v.as_index());
+                match v.cmp(&(c as i64)) {
+                    std::cmp::Ordering::Equal => continue,
+                    o => return o,
+                }
+            }
+            std::cmp::Ordering::Equal
+        };
+        let nnz = index.nnz();
+        if sorted {
+            // partition_point over entry numbers.
+            let (mut lo, mut hi) = (0usize, nnz);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if matches(mid) == std::cmp::Ordering::Less { lo = mid + 1 } else { hi = mid }
+            }
+            if lo < nnz && matches(lo) == std::cmp::Ordering::Equal { vec![lo] } else { Vec::new() }
+        } else {
+            (0..nnz).filter(|&i| matches(i) == std::cmp::Ordering::Equal).collect()
+        }
+    })
+}

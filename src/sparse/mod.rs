@@ -1,0 +1,512 @@
+//! The [`SparseTensor`] model and its three index layouts.
+
+pub mod coo;
+pub mod csf;
+pub mod csx;
+
+use crate::array::{typed, IndexArray};
+use crate::error::{fail, BufferId, ErrorKind, Result};
+use crate::tensor::{check_dim_names, row_major_strides, Tensor};
+use crate::types::{NativeIndex, NativeValue, Scalar, ValueType};
+use crate::validate::{self, Validation};
+use arrow_buffer::{Buffer, MutableBuffer};
+
+pub use coo::{CooIndex, CooOrder};
+pub use csf::CsfIndex;
+pub use csx::{CompressedAxis, CsxIndex};
+
+/// The index of a sparse tensor.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SparseIndex {
+    /// Coordinate list.
+    Coo(CooIndex),
+    /// Compressed sparse row or column (rank 2 only).
+    Csx(CsxIndex),
+    /// Compressed sparse fiber.
+    Csf(CsfIndex),
+}
+
+/// The layout of a sparse tensor, as one name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SparseFormat {
+    /// Coordinate list.
+    Coo,
+    /// Compressed sparse row.
+    Csr,
+    /// Compressed sparse column.
+    Csc,
+    /// Compressed sparse fiber.
+    Csf,
+}
+
+impl SparseFormat {
+    /// `COO`, `CSR`, `CSC` or `CSF`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SparseFormat::Coo => "COO",
+            SparseFormat::Csr => "CSR",
+            SparseFormat::Csc => "CSC",
+            SparseFormat::Csf => "CSF",
+        }
+    }
+}
+
+impl SparseIndex {
+    /// The layout.
+    pub fn format(&self) -> SparseFormat {
+        match self {
+            SparseIndex::Coo(_) => SparseFormat::Coo,
+            SparseIndex::Csx(c) if c.axis == CompressedAxis::Row => SparseFormat::Csr,
+            SparseIndex::Csx(_) => SparseFormat::Csc,
+            SparseIndex::Csf(_) => SparseFormat::Csf,
+        }
+    }
+}
+
+/// One stored value of a sparse tensor with its logical coordinates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NonZero {
+    /// Logical coordinates (one per dimension).
+    pub coords: Vec<usize>,
+    /// The value.
+    pub value: Scalar,
+    /// Position of the value in the values buffer.
+    pub position: usize,
+}
+
+/// A sparse tensor: value type, shape, optional dimension names, the stored values and an
+/// index ([`SparseIndex`]) saying where each value lives.
+///
+/// Every buffer is shared and aligned: typed views ([`SparseTensor::values`],
+/// [`IndexArray::values`]) never copy.
+///
+/// ```
+/// use arrow_tensor_ipc::{Scalar, SparseTensor};
+/// // The seed COO example: a 4 x 4 float32 matrix with three non-zeros.
+/// let t = SparseTensor::coo(&[4, 4], vec![0i64, 1, 2, 0, 3, 3], vec![1.5f32, -0.5, 2.0]).unwrap();
+/// assert_eq!(t.nnz(), 3);
+/// assert_eq!(t.get(&[2, 0]).unwrap(), Scalar::Float32(-0.5));
+/// assert_eq!(t.get(&[1, 1]).unwrap(), Scalar::Float32(0.0));
+/// assert_eq!(t.sparsity(), 1.0 - 3.0 / 16.0);
+/// ```
+#[derive(Clone, Debug)]
+pub struct SparseTensor {
+    value_type: ValueType,
+    shape: Vec<usize>,
+    dim_names: Vec<String>,
+    values: Buffer,
+    index: SparseIndex,
+    /// Whether strict validation passed (enables binary searches and direct writes).
+    checked: bool,
+}
+
+impl SparseTensor {
+    /// Builds a sparse tensor from parts and validates it strictly (a COO index with
+    /// duplicate coordinates is refused: see [`SparseTensor::try_new_with_duplicates`]).
+    ///
+    /// `values` holds `nnz` little-endian values of `value_type`.
+    pub fn try_new(
+        value_type: ValueType,
+        shape: Vec<usize>,
+        values: Buffer,
+        index: SparseIndex,
+    ) -> Result<Self> {
+        let t = Self::from_parts(value_type, shape, values, index, Validation::Strict)?;
+        if let SparseIndex::Coo(coo) = &t.index {
+            if let Some((first, second)) = coo.find_duplicate() {
+                return fail(ErrorKind::DuplicateCoordinate {
+                    first: first as u64,
+                    second: second as u64,
+                });
+            }
+        }
+        Ok(t)
+    }
+
+    /// Like [`SparseTensor::try_new`], but a non-canonical COO index may hold duplicate
+    /// coordinates (the Arrow format allows them); [`SparseTensor::get`] and
+    /// [`SparseTensor::to_dense`] sum duplicates, as scipy and pydata/sparse do.
+    pub fn try_new_with_duplicates(
+        value_type: ValueType,
+        shape: Vec<usize>,
+        values: Buffer,
+        index: SparseIndex,
+    ) -> Result<Self> {
+        Self::from_parts(value_type, shape, values, index, Validation::Strict)
+    }
+
+    /// Builds and validates at the given level (the decoder's entry point).
+    pub(crate) fn from_parts(
+        value_type: ValueType,
+        shape: Vec<usize>,
+        values: Buffer,
+        index: SparseIndex,
+        validation: Validation,
+    ) -> Result<Self> {
+        let values = crate::array::align_buffer(
+            values,
+            value_type.byte_width(),
+            BufferId::Values,
+            0,
+            crate::Misaligned::Copy,
+        )?;
+        let mut index = index;
+        if let SparseIndex::Coo(coo) = &mut index {
+            coo.set_rank0_nnz(values.len() / value_type.byte_width());
+        }
+        validate::check_structure(value_type, &shape, &values, &index)?;
+        if validation == Validation::Strict {
+            validate::check_contents(&shape, &index)?;
+        }
+        Ok(SparseTensor {
+            value_type,
+            dim_names: vec![String::new(); shape.len()],
+            shape,
+            values,
+            index,
+            checked: validation == Validation::Strict,
+        })
+    }
+
+    /// A COO tensor from row-major coordinates (`nnz * ndim` integers) and `nnz` values.
+    /// The canonical flag is set when the coordinates are sorted; duplicates are refused.
+    pub fn coo<T: NativeValue, I: NativeIndex>(
+        shape: &[usize],
+        coords: Vec<I>,
+        values: Vec<T>,
+    ) -> Result<Self> {
+        let index = CooIndex::new(IndexArray::from_vec(coords), shape.len())?;
+        Self::try_new(T::TYPE, shape.to_vec(), Buffer::from_vec(values), SparseIndex::Coo(index))
+    }
+
+    /// A CSR matrix.
+    pub fn csr<T: NativeValue, I: NativeIndex>(
+        shape: [usize; 2],
+        indptr: Vec<I>,
+        indices: Vec<I>,
+        values: Vec<T>,
+    ) -> Result<Self> {
+        Self::csx(CompressedAxis::Row, shape, indptr, indices, values)
+    }
+
+    /// A CSC matrix (`indices` are row numbers).
+    pub fn csc<T: NativeValue, I: NativeIndex>(
+        shape: [usize; 2],
+        indptr: Vec<I>,
+        indices: Vec<I>,
+        values: Vec<T>,
+    ) -> Result<Self> {
+        Self::csx(CompressedAxis::Column, shape, indptr, indices, values)
+    }
+
+    fn csx<T: NativeValue, I: NativeIndex>(
+        axis: CompressedAxis,
+        shape: [usize; 2],
+        indptr: Vec<I>,
+        indices: Vec<I>,
+        values: Vec<T>,
+    ) -> Result<Self> {
+        let index = CsxIndex::new(axis, IndexArray::from_vec(indptr), IndexArray::from_vec(indices));
+        Self::try_new(T::TYPE, shape.to_vec(), Buffer::from_vec(values), SparseIndex::Csx(index))
+    }
+
+    /// A CSF tensor: `axis_order`, `ndim - 1` indptr arrays and `ndim` indices arrays.
+    pub fn csf<T: NativeValue, I: NativeIndex>(
+        shape: &[usize],
+        axis_order: Vec<usize>,
+        indptr: Vec<Vec<I>>,
+        indices: Vec<Vec<I>>,
+        values: Vec<T>,
+    ) -> Result<Self> {
+        let index = CsfIndex::new(
+            axis_order,
+            indptr.into_iter().map(IndexArray::from_vec).collect(),
+            indices.into_iter().map(IndexArray::from_vec).collect(),
+        );
+        Self::try_new(T::TYPE, shape.to_vec(), Buffer::from_vec(values), SparseIndex::Csf(index))
+    }
+
+    /// Sets the dimension names (one per dimension; `""` means unnamed).
+    pub fn with_dim_names<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Result<Self> {
+        self.dim_names = check_dim_names(names, self.shape.len())?;
+        Ok(self)
+    }
+
+    /// The value type.
+    pub fn value_type(&self) -> ValueType {
+        self.value_type
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// Dimension names, one per dimension, `""` for an unnamed one.
+    pub fn dim_names(&self) -> &[String] {
+        &self.dim_names
+    }
+
+    /// The name of dimension `i`, `None` when unnamed or out of range.
+    pub fn dim_name(&self, i: usize) -> Option<&str> {
+        self.dim_names.get(i).map(String::as_str).filter(|s| !s.is_empty())
+    }
+
+    /// The index.
+    pub fn index(&self) -> &SparseIndex {
+        &self.index
+    }
+
+    /// The layout.
+    pub fn format(&self) -> SparseFormat {
+        self.index.format()
+    }
+
+    /// Number of stored values.
+    pub fn nnz(&self) -> usize {
+        self.values.len() / self.value_type.byte_width()
+    }
+
+    /// Whether strict validation passed (always true for tensors built by the constructors).
+    pub fn is_validated(&self) -> bool {
+        self.checked
+    }
+
+    /// The values buffer (exactly `nnz` values, aligned).
+    pub fn values_buffer(&self) -> &Buffer {
+        &self.values
+    }
+
+    /// The stored values as a typed slice (no copy), `None` when `T` is not the value type.
+    pub fn values<T: NativeValue>(&self) -> Option<&[T]> {
+        (T::TYPE == self.value_type).then(|| typed::<T>(&self.values)).flatten()
+    }
+
+    /// The stored value at `position`.
+    pub fn value(&self, position: usize) -> Option<Scalar> {
+        let w = self.value_type.byte_width();
+        let bytes = self.values.as_slice().get(position.checked_mul(w)?..)?;
+        Scalar::from_le_bytes(self.value_type, bytes)
+    }
+
+    /// Total number of logical elements, `None` when it overflows `u64`.
+    pub fn total_elements(&self) -> Option<u64> {
+        self.shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d as u64))
+    }
+
+    /// `1 - nnz / total` (0 for a tensor without elements).
+    pub fn sparsity(&self) -> f64 {
+        let total: f64 = self.shape.iter().map(|&d| d as f64).product();
+        if total == 0.0 {
+            0.0
+        } else {
+            1.0 - self.nnz() as f64 / total
+        }
+    }
+
+    /// Calls `f(coords, position)` for every stored value in storage order (depth-first for
+    /// CSF). Unvalidated (permissive) data that points out of range is an error.
+    pub fn for_each_stored(&self, mut f: impl FnMut(&[usize], usize)) -> Result<()> {
+        self.visit(&mut |c, p| {
+            f(c, p);
+            Ok(())
+        })
+    }
+
+    fn visit(&self, f: &mut dyn FnMut(&[usize], usize) -> Result<()>) -> Result<()> {
+        let nnz = self.nnz();
+        let mut guarded = |c: &[usize], p: usize| -> Result<()> {
+            if p >= nnz {
+                return fail(ErrorKind::BufferTooShort {
+                    buffer: BufferId::Values,
+                    needed: (p as u64 + 1) * self.value_type.byte_width() as u64,
+                    length: self.values.len() as u64,
+                });
+            }
+            f(c, p)
+        };
+        match &self.index {
+            SparseIndex::Coo(i) => coo::visit(i, &self.shape, &mut guarded),
+            SparseIndex::Csx(i) => csx::visit(i, &self.shape, &mut guarded),
+            SparseIndex::Csf(i) => csf::visit(i, &self.shape, &mut guarded),
+        }
+    }
+
+    /// The stored values with their coordinates, in storage order.
+    pub fn iter(&self) -> Result<impl Iterator<Item = NonZero> + '_> {
+        let mut out = Vec::with_capacity(self.nnz());
+        self.visit(&mut |c, p| {
+            if let Some(value) = self.value(p) {
+                out.push(NonZero {
+                    coords: c.to_vec(),
+                    value,
+                    position: p,
+                });
+            }
+            Ok(())
+        })?;
+        Ok(out.into_iter())
+    }
+
+    /// The value at a logical index: the stored value, zero when nothing is stored there,
+    /// or the sum of all entries stored there (non-canonical COO may hold duplicates).
+    ///
+    /// Uses binary search for validated canonical COO, CSX rows and CSF levels, a linear
+    /// scan otherwise.
+    pub fn get(&self, coords: &[usize]) -> Result<Scalar> {
+        if coords.len() != self.shape.len() || coords.iter().zip(&self.shape).any(|(c, d)| c >= d) {
+            return fail(ErrorKind::CoordinateOutOfRange {
+                coords: coords.to_vec(),
+                shape: self.shape.clone(),
+            });
+        }
+        let positions = match &self.index {
+            SparseIndex::Coo(i) => coo::find(i, coords, self.checked && i.is_canonical),
+            SparseIndex::Csx(i) => csx::find(i, coords, self.checked)?,
+            SparseIndex::Csf(i) => csf::find(i, coords, self.checked)?,
+        };
+        crate::dispatch_value!(self.value_type, T => {
+            let values = self.values::<T>().unwrap_or_default();
+            let mut acc: Option<T> = None;
+            for p in positions {
+                let v = *values.get(p).ok_or(ErrorKind::BufferTooShort {
+                    buffer: BufferId::Values,
+                    needed: (p as u64 + 1) * self.value_type.byte_width() as u64,
+                    length: self.values.len() as u64,
+                })?;
+                acc = Some(acc.map_or(v, |a| a.combine(v)));
+            }
+            Ok(acc.unwrap_or(T::ZERO).into_scalar())
+        })
+    }
+
+    /// Expands to a dense row-major [`Tensor`] (duplicates summed).
+    pub fn to_dense(&self) -> Result<Tensor> {
+        self.to_dense_limited(usize::MAX)
+    }
+
+    /// Like [`SparseTensor::to_dense`], failing with [`ErrorKind::LimitExceeded`] when the
+    /// tensor has more than `max_elements` elements (use this on untrusted input).
+    pub fn to_dense_limited(&self, max_elements: usize) -> Result<Tensor> {
+        let total = crate::tensor::element_count(&self.shape)
+            .ok_or_else(|| ErrorKind::Overflow(format!("element count of shape {:?}", self.shape)))?;
+        if total > max_elements {
+            return fail(ErrorKind::LimitExceeded {
+                what: "dense element count",
+                value: total as u64,
+                limit: max_elements as u64,
+            });
+        }
+        let w = self.value_type.byte_width();
+        let bytes = total
+            .checked_mul(w)
+            .ok_or_else(|| ErrorKind::Overflow("dense byte size".into()))?;
+        let strides = row_major_strides(&self.shape, 1);
+        let linear = |c: &[usize]| -> usize { c.iter().zip(&strides).map(|(a, b)| a * b).sum() };
+        // Direct writes unless two entries may share a cell.
+        let may_repeat = !self.checked
+            || matches!(&self.index, SparseIndex::Coo(c) if !c.is_canonical);
+        let data: Buffer = crate::dispatch_value!(self.value_type, T => {
+            let values = self.values::<T>().unwrap_or_default();
+            let mut out = vec![T::ZERO; total];
+            let mut seen = if may_repeat { vec![false; total] } else { Vec::new() };
+            self.visit(&mut |c, p| {
+                let at = linear(c);
+                let (Some(v), Some(slot)) = (values.get(p).copied(), out.get_mut(at)) else {
+                    return Ok(());
+                };
+                if may_repeat {
+                    if let Some(s) = seen.get_mut(at) {
+                        *slot = if *s { slot.combine(v) } else { v };
+                        *s = true;
+                    }
+                } else {
+                    *slot = v;
+                }
+                Ok(())
+            })?;
+            Buffer::from_vec(out)
+        });
+        debug_assert_eq!(data.len(), bytes);
+        let tensor = Tensor::try_new(
+            self.value_type,
+            self.shape.clone(),
+            row_major_strides(&self.shape, w),
+            data,
+        )?;
+        tensor.with_dim_names(self.dim_names.iter().cloned())
+    }
+
+    /// Equality of type, shape, names, layout, index arrays and values (values bitwise).
+    pub fn content_eq(&self, other: &SparseTensor) -> bool {
+        self.value_type == other.value_type
+            && self.shape == other.shape
+            && self.dim_names == other.dim_names
+            && self.index == other.index
+            && self.values.as_slice() == other.values.as_slice()
+    }
+}
+
+/// Typed view of an index array whose type the caller dispatched on.
+pub(crate) fn typed_index<I: NativeIndex>(a: &IndexArray) -> Result<&[I]> {
+    a.values::<I>().ok_or_else(|| {
+        ErrorKind::TypeMismatch {
+            expected: I::TYPE.to_string(),
+            found: a.index_type().to_string(),
+        }
+        .into()
+    })
+}
+
+/// Reads `s[pos]` as a coordinate of dimension `dim` and checks it against the shape.
+#[inline]
+pub(crate) fn check_coord<I: NativeIndex>(
+    s: &[I],
+    pos: usize,
+    shape: &[usize],
+    dim: usize,
+    buffer: BufferId,
+) -> Result<usize> {
+    let v = s.get(pos).map_or(-1, |v| v.as_index());
+    let bound = shape.get(dim).copied().unwrap_or(0);
+    if v < 0 || v as u64 >= bound as u64 {
+        return fail(ErrorKind::IndexOutOfBounds {
+            buffer,
+            position: pos as u64,
+            value: v,
+            dim,
+            bound: bound as u64,
+        });
+    }
+    Ok(v as usize)
+}
+
+/// Offsets within `slice` whose value equals `q`: binary search when `sorted`, else scan.
+pub(crate) fn search<I: NativeIndex>(slice: &[I], q: i64, sorted: bool) -> Vec<usize> {
+    if sorted {
+        let k = slice.partition_point(|v| v.as_index() < q);
+        if slice.get(k).is_some_and(|v| v.as_index() == q) {
+            vec![k]
+        } else {
+            Vec::new()
+        }
+    } else {
+        slice
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.as_index() == q)
+            .map(|(k, _)| k)
+            .collect()
+    }
+}
+
+/// Allocates an aligned zeroed buffer (used by encoders and converters).
+#[allow(dead_code)]
+pub(crate) fn zeroed(len: usize) -> MutableBuffer {
+    MutableBuffer::from_len_zeroed(len)
+}

@@ -1,0 +1,294 @@
+//! Validation of sparse tensor indices.
+//!
+//! Two levels:
+//! - structure ([`check_structure`], always run, O(ndim)): counts and lengths of every
+//!   array agree with the shape and nnz, CSF axis order is a permutation. This is all that
+//!   memory safety needs: lookups, iteration and to-dense then check every index value they
+//!   use and report bad ones as errors.
+//! - contents ([`check_contents`], strict mode, O(index)): every rule of the seed layouts and
+//!   the Arrow format on the index values: bounds, ordering, uniqueness, indptr structure.
+
+use crate::array::IndexArray;
+use crate::error::{fail, BufferId, ErrorKind, Result};
+use crate::sparse::csf::{common_type, levels};
+use crate::sparse::{typed_index, CooIndex, CooOrder, CsfIndex, CsxIndex, SparseIndex};
+use crate::types::{NativeIndex, ValueType};
+use arrow_buffer::Buffer;
+
+/// How thoroughly decoded messages are checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Validation {
+    /// Every rule (the default): index values in bounds, sorted where the layout requires,
+    /// no duplicates where forbidden, indptr arrays well formed.
+    #[default]
+    Strict,
+    /// Only what memory safety needs (sizes and counts). Index values are checked when they
+    /// are used, so lookups, iteration and to-dense may return errors instead.
+    Permissive,
+}
+
+fn count(what: impl Into<String>, expected: usize, found: usize) -> Result<()> {
+    if expected != found {
+        return fail(ErrorKind::CountMismatch {
+            what: what.into(),
+            expected: expected as u64,
+            found: found as u64,
+        });
+    }
+    Ok(())
+}
+
+/// Checks that every array has the length the shape and nnz require.
+pub(crate) fn check_structure(
+    value_type: ValueType,
+    shape: &[usize],
+    values: &Buffer,
+    index: &SparseIndex,
+) -> Result<()> {
+    let w = value_type.byte_width();
+    if values.len() % w != 0 {
+        return fail(ErrorKind::InvalidArgument(format!(
+            "values buffer of {} bytes is not a whole number of {value_type} values",
+            values.len()
+        )));
+    }
+    let nnz = values.len() / w;
+    let ndim = shape.len();
+    match index {
+        SparseIndex::Coo(c) => {
+            count("COO index dimensions", ndim, c.ndim)?;
+            count("COO entries (nnz)", nnz, c.nnz)?;
+            let cells = nnz
+                .checked_mul(ndim)
+                .ok_or_else(|| ErrorKind::Overflow("COO nnz x ndim".into()))?;
+            count("COO coordinates (nnz x ndim)", cells, c.indices.len())?;
+        }
+        SparseIndex::Csx(c) => {
+            if ndim != 2 {
+                return fail(ErrorKind::InvalidRank {
+                    layout: "CSR/CSC",
+                    needed: "rank 2",
+                    rank: ndim,
+                });
+            }
+            let outer = shape[c.axis.dim()];
+            let n = outer
+                .checked_add(1)
+                .ok_or_else(|| ErrorKind::Overflow("indptr length".into()))?;
+            count("CSX indptr entries (shape[axis] + 1)", n, c.indptr.len())?;
+            count("CSX indices entries (nnz)", nnz, c.indices.len())?;
+        }
+        SparseIndex::Csf(c) => {
+            if ndim < 2 {
+                return fail(ErrorKind::InvalidRank {
+                    layout: "CSF",
+                    needed: "rank 2 or more",
+                    rank: ndim,
+                });
+            }
+            count("CSF axisOrder entries (ndim)", ndim, c.axis_order.len())?;
+            count("CSF indptr arrays (ndim - 1)", ndim - 1, c.indptr.len())?;
+            count("CSF indices arrays (ndim)", ndim, c.indices.len())?;
+            let mut seen = vec![false; ndim];
+            for &a in &c.axis_order {
+                match seen.get_mut(a) {
+                    Some(s) if !*s => *s = true,
+                    _ => {
+                        return fail(ErrorKind::NotAPermutation(
+                            c.axis_order.iter().map(|&v| v as i64).collect(),
+                        ))
+                    }
+                }
+            }
+            same_type("CSF indptr", &c.indptr)?;
+            same_type("CSF indices", &c.indices)?;
+            for (k, ptr) in c.indptr.iter().enumerate() {
+                let parents = c.indices.get(k).map_or(0, IndexArray::len);
+                count(
+                    format!("CSF indptr entries of level {k} (nodes of level {k} + 1)"),
+                    parents + 1,
+                    ptr.len(),
+                )?;
+            }
+            let leaves = c.indices.last().map_or(0, IndexArray::len);
+            count("CSF leaf count (nnz)", nnz, leaves)?;
+        }
+    }
+    Ok(())
+}
+
+fn same_type(what: &str, arrays: &[IndexArray]) -> Result<()> {
+    let t = common_type(arrays);
+    if let Some(a) = arrays.iter().find(|a| a.index_type() != t) {
+        return fail(ErrorKind::TypeMismatch {
+            expected: format!("{what} arrays all of type {t}"),
+            found: a.index_type().to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Checks every index value (strict mode). Assumes [`check_structure`] passed.
+pub(crate) fn check_contents(shape: &[usize], index: &SparseIndex) -> Result<()> {
+    match index {
+        SparseIndex::Coo(c) => crate::dispatch_index!(c.indices.index_type(), I => check_coo::<I>(c, shape)),
+        SparseIndex::Csx(c) => crate::dispatch_index!(c.indptr.index_type(), P => {
+            crate::dispatch_index!(c.indices.index_type(), I => check_csx::<P, I>(c, shape))
+        }),
+        SparseIndex::Csf(c) => crate::dispatch_index!(common_type(&c.indptr), P => {
+            crate::dispatch_index!(common_type(&c.indices), I => check_csf::<P, I>(c, shape))
+        }),
+    }
+}
+
+#[inline]
+fn out_of_bounds(buffer: BufferId, position: usize, value: i64, dim: usize, bound: usize) -> crate::Error {
+    ErrorKind::IndexOutOfBounds {
+        buffer,
+        position: position as u64,
+        value,
+        dim,
+        bound: bound as u64,
+    }
+    .into()
+}
+
+/// Checks that every value of `s` is in `0..bound` (one pass, no early branch per element).
+#[inline]
+fn check_bounds<I: NativeIndex>(s: &[I], bound: usize, dim: usize, buffer: BufferId) -> Result<()> {
+    let bound = bound as u64;
+    // Fast path: fold a flag, then locate the culprit only on failure.
+    let bad = s
+        .iter()
+        .fold(false, |bad, v| bad | (v.as_index() as u64 >= bound));
+    if bad {
+        if let Some((p, v)) = s.iter().enumerate().find(|(_, v)| v.as_index() as u64 >= bound) {
+            return Err(out_of_bounds(buffer, p, v.as_index(), dim, bound as usize));
+        }
+    }
+    Ok(())
+}
+
+fn check_coo<I: NativeIndex>(c: &CooIndex, shape: &[usize]) -> Result<()> {
+    let s = typed_index::<I>(&c.indices)?;
+    let (nnz, ndim) = (c.nnz, c.ndim);
+    match c.order {
+        CooOrder::RowMajor => {
+            if ndim > 0 {
+                for (i, row) in s.chunks_exact(ndim).enumerate() {
+                    for (d, (&v, &bound)) in row.iter().zip(shape).enumerate() {
+                        if v.as_index() as u64 >= bound as u64 {
+                            return Err(out_of_bounds(BufferId::CooIndices, i * ndim + d, v.as_index(), d, bound));
+                        }
+                    }
+                }
+            }
+        }
+        CooOrder::ColumnMajor => {
+            for (d, &bound) in shape.iter().enumerate() {
+                let col = s.get(d * nnz..(d + 1) * nnz).unwrap_or_default();
+                check_bounds(col, bound, d, BufferId::CooIndices)
+                    .map_err(|e| shift_position(e, d * nnz))?;
+            }
+        }
+    }
+    if c.is_canonical {
+        if let Some(i) = crate::sparse::coo::first_unsorted(s, nnz, ndim, c.order) {
+            return fail(ErrorKind::NotIncreasing {
+                buffer: BufferId::CooIndices,
+                position: i as u64,
+                rule: "isCanonical requires strictly increasing row-major coordinates",
+            });
+        }
+    }
+    Ok(())
+}
+
+fn shift_position(e: crate::Error, by: usize) -> crate::Error {
+    match e.into_kind() {
+        ErrorKind::IndexOutOfBounds { buffer, position, value, dim, bound } => ErrorKind::IndexOutOfBounds {
+            buffer,
+            position: position + by as u64,
+            value,
+            dim,
+            bound,
+        }
+        .into(),
+        k => k.into(),
+    }
+}
+
+/// indptr rules shared by CSX and CSF: starts at 0, non-decreasing, ends at `end`.
+fn check_indptr<P: NativeIndex>(p: &[P], end: usize, buffer: BufferId) -> Result<()> {
+    let first = p.first().map_or(0, |v| v.as_index());
+    if first != 0 {
+        return fail(ErrorKind::InvalidIndptr {
+            buffer,
+            position: 0,
+            value: first,
+            rule: "indptr must start at 0",
+        });
+    }
+    if let Some(k) = p.windows(2).position(|w| w[0] > w[1]) {
+        return fail(ErrorKind::InvalidIndptr {
+            buffer,
+            position: k as u64 + 1,
+            value: p[k + 1].as_index(),
+            rule: "indptr must be non-decreasing",
+        });
+    }
+    let last = p.last().map_or(0, |v| v.as_index());
+    if last != end as i64 {
+        return fail(ErrorKind::InvalidIndptr {
+            buffer,
+            position: p.len().saturating_sub(1) as u64,
+            value: last,
+            rule: "indptr must end at the number of entries it delimits",
+        });
+    }
+    Ok(())
+}
+
+/// Within every slice `p[k]..p[k+1]` of `s`, values strictly increase. Assumes `p` valid.
+fn check_sorted_slices<P: NativeIndex, I: NativeIndex>(p: &[P], s: &[I], buffer: BufferId, rule: &'static str) -> Result<()> {
+    for w in p.windows(2) {
+        let (a, b) = (w[0].as_index() as usize, w[1].as_index() as usize);
+        let slice = s.get(a..b).unwrap_or_default();
+        if let Some(k) = slice.windows(2).position(|x| x[0] >= x[1]) {
+            return fail(ErrorKind::NotIncreasing {
+                buffer,
+                position: (a + k + 1) as u64,
+                rule,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_csx<P: NativeIndex, I: NativeIndex>(c: &CsxIndex, shape: &[usize]) -> Result<()> {
+    let indptr = typed_index::<P>(&c.indptr)?;
+    let indices = typed_index::<I>(&c.indices)?;
+    check_indptr(indptr, indices.len(), BufferId::CsxIndptr)?;
+    let inner = 1 - c.axis.dim();
+    check_bounds(indices, shape[inner], inner, BufferId::CsxIndices)?;
+    check_sorted_slices(indptr, indices, BufferId::CsxIndices, "indices must strictly increase within a row (column)")
+}
+
+fn check_csf<P: NativeIndex, I: NativeIndex>(c: &CsfIndex, shape: &[usize]) -> Result<()> {
+    let lv = levels::<P, I>(c)?;
+    for (level, s) in lv.indices.iter().enumerate() {
+        let dim = c.axis_order[level];
+        check_bounds(s, shape[dim], dim, BufferId::CsfIndices(level))?;
+    }
+    for (level, p) in lv.indptr.iter().enumerate() {
+        check_indptr(p, lv.indices[level + 1].len(), BufferId::CsfIndptr(level))?;
+    }
+    // Siblings strictly increase: level 0 is one slice, level k + 1 is sliced by indptr[k].
+    let root = [P::usize_as(0), P::usize_as(lv.indices[0].len())];
+    let rule = "sibling coordinates must strictly increase";
+    check_sorted_slices(&root, lv.indices[0], BufferId::CsfIndices(0), rule)?;
+    for (level, p) in lv.indptr.iter().enumerate() {
+        check_sorted_slices(p, lv.indices[level + 1], BufferId::CsfIndices(level + 1), rule)?;
+    }
+    Ok(())
+}
