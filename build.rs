@@ -24,7 +24,13 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
 
     let status = Command::new(flatc::flatc())
-        .args(["--rust", "--rust-module-root-file", "--gen-all", "--no-warnings", "-o"])
+        .args([
+            "--rust",
+            "--rust-module-root-file",
+            "--gen-all",
+            "--no-warnings",
+            "-o",
+        ])
         .arg(&out)
         .args(SCHEMAS)
         .status()

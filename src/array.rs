@@ -81,13 +81,6 @@ impl IndexArray {
         Ok(IndexArray { index_type, buffer })
     }
 
-    /// Builds from a buffer already known to be aligned and of exact length.
-    pub(crate) fn from_aligned(index_type: IndexType, buffer: Buffer) -> Self {
-        debug_assert_eq!(buffer.len() % index_type.byte_width(), 0);
-        debug_assert_eq!(buffer.as_ptr() as usize % index_type.byte_width(), 0);
-        IndexArray { index_type, buffer }
-    }
-
     /// The integer type.
     pub fn index_type(&self) -> IndexType {
         self.index_type

@@ -127,9 +127,12 @@ impl Tensor {
         }
         let len = element_count(&shape)
             .ok_or_else(|| ErrorKind::Overflow(format!("element count of shape {shape:?}")))?;
-        let extent = strided_extent(&shape, &strides, value_type.byte_width()).ok_or_else(|| {
-            ErrorKind::Overflow(format!("extent of shape {shape:?} with strides {strides:?}"))
-        })?;
+        let extent =
+            strided_extent(&shape, &strides, value_type.byte_width()).ok_or_else(|| {
+                ErrorKind::Overflow(format!(
+                    "extent of shape {shape:?} with strides {strides:?}"
+                ))
+            })?;
         if extent > data.len() {
             return fail(ErrorKind::BufferTooShort {
                 buffer: crate::BufferId::TensorData,
@@ -156,7 +159,10 @@ impl Tensor {
     }
 
     /// Sets the dimension names (one per dimension; `""` means unnamed).
-    pub fn with_dim_names<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Result<Self> {
+    pub fn with_dim_names<S: Into<String>>(
+        mut self,
+        names: impl IntoIterator<Item = S>,
+    ) -> Result<Self> {
         self.dim_names = check_dim_names(names, self.shape.len())?;
         Ok(self)
     }
@@ -188,7 +194,10 @@ impl Tensor {
 
     /// The name of dimension `i`, `None` when unnamed or out of range.
     pub fn dim_name(&self, i: usize) -> Option<&str> {
-        self.dim_names.get(i).map(String::as_str).filter(|s| !s.is_empty())
+        self.dim_names
+            .get(i)
+            .map(String::as_str)
+            .filter(|s| !s.is_empty())
     }
 
     /// Whether any dimension is named.

@@ -432,17 +432,50 @@ macro_rules! dispatch_value {
     ($vt:expr, $T:ident => $body:expr) => {{
         use $crate::ValueType as __V;
         match $vt {
-            __V::Int8 => { type $T = i8; $body }
-            __V::Int16 => { type $T = i16; $body }
-            __V::Int32 => { type $T = i32; $body }
-            __V::Int64 => { type $T = i64; $body }
-            __V::UInt8 => { type $T = u8; $body }
-            __V::UInt16 => { type $T = u16; $body }
-            __V::UInt32 => { type $T = u32; $body }
-            __V::UInt64 => { type $T = u64; $body }
-            __V::Float16 => { type $T = ::half::f16; $body }
-            __V::Float32 => { type $T = f32; $body }
-            __V::Float64 => { type $T = f64; $body }
+            __V::Int8 => {
+                type $T = i8;
+                $body
+            }
+            __V::Int16 => {
+                type $T = i16;
+                $body
+            }
+            __V::Int32 => {
+                type $T = i32;
+                $body
+            }
+            __V::Int64 => {
+                type $T = i64;
+                $body
+            }
+            __V::UInt8 => {
+                type $T = u8;
+                $body
+            }
+            __V::UInt16 => {
+                type $T = u16;
+                $body
+            }
+            __V::UInt32 => {
+                type $T = u32;
+                $body
+            }
+            __V::UInt64 => {
+                type $T = u64;
+                $body
+            }
+            __V::Float16 => {
+                type $T = ::half::f16;
+                $body
+            }
+            __V::Float32 => {
+                type $T = f32;
+                $body
+            }
+            __V::Float64 => {
+                type $T = f64;
+                $body
+            }
         }
     }};
 }
@@ -454,14 +487,38 @@ macro_rules! dispatch_index {
     ($it:expr, $T:ident => $body:expr) => {{
         use $crate::IndexType as __I;
         match $it {
-            __I::Int8 => { type $T = i8; $body }
-            __I::Int16 => { type $T = i16; $body }
-            __I::Int32 => { type $T = i32; $body }
-            __I::Int64 => { type $T = i64; $body }
-            __I::UInt8 => { type $T = u8; $body }
-            __I::UInt16 => { type $T = u16; $body }
-            __I::UInt32 => { type $T = u32; $body }
-            __I::UInt64 => { type $T = u64; $body }
+            __I::Int8 => {
+                type $T = i8;
+                $body
+            }
+            __I::Int16 => {
+                type $T = i16;
+                $body
+            }
+            __I::Int32 => {
+                type $T = i32;
+                $body
+            }
+            __I::Int64 => {
+                type $T = i64;
+                $body
+            }
+            __I::UInt8 => {
+                type $T = u8;
+                $body
+            }
+            __I::UInt16 => {
+                type $T = u16;
+                $body
+            }
+            __I::UInt32 => {
+                type $T = u32;
+                $body
+            }
+            __I::UInt64 => {
+                type $T = u64;
+                $body
+            }
         }
     }};
 }

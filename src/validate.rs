@@ -131,7 +131,9 @@ fn same_type(what: &str, arrays: &[IndexArray]) -> Result<()> {
 /// Checks every index value (strict mode). Assumes [`check_structure`] passed.
 pub(crate) fn check_contents(shape: &[usize], index: &SparseIndex) -> Result<()> {
     match index {
-        SparseIndex::Coo(c) => crate::dispatch_index!(c.indices.index_type(), I => check_coo::<I>(c, shape)),
+        SparseIndex::Coo(c) => {
+            crate::dispatch_index!(c.indices.index_type(), I => check_coo::<I>(c, shape))
+        }
         SparseIndex::Csx(c) => crate::dispatch_index!(c.indptr.index_type(), P => {
             crate::dispatch_index!(c.indices.index_type(), I => check_csx::<P, I>(c, shape))
         }),
@@ -142,7 +144,13 @@ pub(crate) fn check_contents(shape: &[usize], index: &SparseIndex) -> Result<()>
 }
 
 #[inline]
-fn out_of_bounds(buffer: BufferId, position: usize, value: i64, dim: usize, bound: usize) -> crate::Error {
+fn out_of_bounds(
+    buffer: BufferId,
+    position: usize,
+    value: i64,
+    dim: usize,
+    bound: usize,
+) -> crate::Error {
     ErrorKind::IndexOutOfBounds {
         buffer,
         position: position as u64,
@@ -162,7 +170,11 @@ fn check_bounds<I: NativeIndex>(s: &[I], bound: usize, dim: usize, buffer: Buffe
         .iter()
         .fold(false, |bad, v| bad | (v.as_index() as u64 >= bound));
     if bad {
-        if let Some((p, v)) = s.iter().enumerate().find(|(_, v)| v.as_index() as u64 >= bound) {
+        if let Some((p, v)) = s
+            .iter()
+            .enumerate()
+            .find(|(_, v)| v.as_index() as u64 >= bound)
+        {
             return Err(out_of_bounds(buffer, p, v.as_index(), dim, bound as usize));
         }
     }
@@ -178,7 +190,13 @@ fn check_coo<I: NativeIndex>(c: &CooIndex, shape: &[usize]) -> Result<()> {
                 for (i, row) in s.chunks_exact(ndim).enumerate() {
                     for (d, (&v, &bound)) in row.iter().zip(shape).enumerate() {
                         if v.as_index() as u64 >= bound as u64 {
-                            return Err(out_of_bounds(BufferId::CooIndices, i * ndim + d, v.as_index(), d, bound));
+                            return Err(out_of_bounds(
+                                BufferId::CooIndices,
+                                i * ndim + d,
+                                v.as_index(),
+                                d,
+                                bound,
+                            ));
                         }
                     }
                 }
@@ -206,7 +224,13 @@ fn check_coo<I: NativeIndex>(c: &CooIndex, shape: &[usize]) -> Result<()> {
 
 fn shift_position(e: crate::Error, by: usize) -> crate::Error {
     match e.into_kind() {
-        ErrorKind::IndexOutOfBounds { buffer, position, value, dim, bound } => ErrorKind::IndexOutOfBounds {
+        ErrorKind::IndexOutOfBounds {
+            buffer,
+            position,
+            value,
+            dim,
+            bound,
+        } => ErrorKind::IndexOutOfBounds {
             buffer,
             position: position + by as u64,
             value,
@@ -250,7 +274,12 @@ fn check_indptr<P: NativeIndex>(p: &[P], end: usize, buffer: BufferId) -> Result
 }
 
 /// Within every slice `p[k]..p[k+1]` of `s`, values strictly increase. Assumes `p` valid.
-fn check_sorted_slices<P: NativeIndex, I: NativeIndex>(p: &[P], s: &[I], buffer: BufferId, rule: &'static str) -> Result<()> {
+fn check_sorted_slices<P: NativeIndex, I: NativeIndex>(
+    p: &[P],
+    s: &[I],
+    buffer: BufferId,
+    rule: &'static str,
+) -> Result<()> {
     for w in p.windows(2) {
         let (a, b) = (w[0].as_index() as usize, w[1].as_index() as usize);
         let slice = s.get(a..b).unwrap_or_default();
@@ -271,7 +300,12 @@ fn check_csx<P: NativeIndex, I: NativeIndex>(c: &CsxIndex, shape: &[usize]) -> R
     check_indptr(indptr, indices.len(), BufferId::CsxIndptr)?;
     let inner = 1 - c.axis.dim();
     check_bounds(indices, shape[inner], inner, BufferId::CsxIndices)?;
-    check_sorted_slices(indptr, indices, BufferId::CsxIndices, "indices must strictly increase within a row (column)")
+    check_sorted_slices(
+        indptr,
+        indices,
+        BufferId::CsxIndices,
+        "indices must strictly increase within a row (column)",
+    )
 }
 
 fn check_csf<P: NativeIndex, I: NativeIndex>(c: &CsfIndex, shape: &[usize]) -> Result<()> {
@@ -288,7 +322,12 @@ fn check_csf<P: NativeIndex, I: NativeIndex>(c: &CsfIndex, shape: &[usize]) -> R
     let rule = "sibling coordinates must strictly increase";
     check_sorted_slices(&root, lv.indices[0], BufferId::CsfIndices(0), rule)?;
     for (level, p) in lv.indptr.iter().enumerate() {
-        check_sorted_slices(p, lv.indices[level + 1], BufferId::CsfIndices(level + 1), rule)?;
+        check_sorted_slices(
+            p,
+            lv.indices[level + 1],
+            BufferId::CsfIndices(level + 1),
+            rule,
+        )?;
     }
     Ok(())
 }

@@ -109,8 +109,13 @@ fn visit_typed<P: NativeIndex, I: NativeIndex>(
         top.1 += 1;
         let dim = order.get(level).copied().unwrap_or(usize::MAX);
         let level_indices = lv.indices.get(level).copied().unwrap_or_default();
-        coords[dim.min(n - 1)] =
-            crate::sparse::check_coord(level_indices, pos, shape, dim, BufferId::CsfIndices(level))?;
+        coords[dim.min(n - 1)] = crate::sparse::check_coord(
+            level_indices,
+            pos,
+            shape,
+            dim,
+            BufferId::CsfIndices(level),
+        )?;
         visited[level] += 1;
         if visited[level] > level_indices.len() {
             return Err(ErrorKind::InvalidIndptr {

@@ -131,7 +131,8 @@ fn visit_typed<P: NativeIndex, I: NativeIndex>(
         }
         coords[outer] = r;
         for k in a..b {
-            coords[inner] = crate::sparse::check_coord(indices, k, shape, inner, BufferId::CsxIndices)?;
+            coords[inner] =
+                crate::sparse::check_coord(indices, k, shape, inner, BufferId::CsxIndices)?;
             f(&coords, k)?;
         }
     }

@@ -176,7 +176,12 @@ impl SparseTensor {
         values: Vec<T>,
     ) -> Result<Self> {
         let index = CooIndex::new(IndexArray::from_vec(coords), shape.len())?;
-        Self::try_new(T::TYPE, shape.to_vec(), Buffer::from_vec(values), SparseIndex::Coo(index))
+        Self::try_new(
+            T::TYPE,
+            shape.to_vec(),
+            Buffer::from_vec(values),
+            SparseIndex::Coo(index),
+        )
     }
 
     /// A CSR matrix.
@@ -206,8 +211,17 @@ impl SparseTensor {
         indices: Vec<I>,
         values: Vec<T>,
     ) -> Result<Self> {
-        let index = CsxIndex::new(axis, IndexArray::from_vec(indptr), IndexArray::from_vec(indices));
-        Self::try_new(T::TYPE, shape.to_vec(), Buffer::from_vec(values), SparseIndex::Csx(index))
+        let index = CsxIndex::new(
+            axis,
+            IndexArray::from_vec(indptr),
+            IndexArray::from_vec(indices),
+        );
+        Self::try_new(
+            T::TYPE,
+            shape.to_vec(),
+            Buffer::from_vec(values),
+            SparseIndex::Csx(index),
+        )
     }
 
     /// A CSF tensor: `axis_order`, `ndim - 1` indptr arrays and `ndim` indices arrays.
@@ -223,11 +237,19 @@ impl SparseTensor {
             indptr.into_iter().map(IndexArray::from_vec).collect(),
             indices.into_iter().map(IndexArray::from_vec).collect(),
         );
-        Self::try_new(T::TYPE, shape.to_vec(), Buffer::from_vec(values), SparseIndex::Csf(index))
+        Self::try_new(
+            T::TYPE,
+            shape.to_vec(),
+            Buffer::from_vec(values),
+            SparseIndex::Csf(index),
+        )
     }
 
     /// Sets the dimension names (one per dimension; `""` means unnamed).
-    pub fn with_dim_names<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Result<Self> {
+    pub fn with_dim_names<S: Into<String>>(
+        mut self,
+        names: impl IntoIterator<Item = S>,
+    ) -> Result<Self> {
         self.dim_names = check_dim_names(names, self.shape.len())?;
         Ok(self)
     }
@@ -254,7 +276,10 @@ impl SparseTensor {
 
     /// The name of dimension `i`, `None` when unnamed or out of range.
     pub fn dim_name(&self, i: usize) -> Option<&str> {
-        self.dim_names.get(i).map(String::as_str).filter(|s| !s.is_empty())
+        self.dim_names
+            .get(i)
+            .map(String::as_str)
+            .filter(|s| !s.is_empty())
     }
 
     /// The index.
@@ -284,7 +309,9 @@ impl SparseTensor {
 
     /// The stored values as a typed slice (no copy), `None` when `T` is not the value type.
     pub fn values<T: NativeValue>(&self) -> Option<&[T]> {
-        (T::TYPE == self.value_type).then(|| typed::<T>(&self.values)).flatten()
+        (T::TYPE == self.value_type)
+            .then(|| typed::<T>(&self.values))
+            .flatten()
     }
 
     /// The stored value at `position`.
@@ -296,7 +323,9 @@ impl SparseTensor {
 
     /// Total number of logical elements, `None` when it overflows `u64`.
     pub fn total_elements(&self) -> Option<u64> {
-        self.shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d as u64))
+        self.shape
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d as u64))
     }
 
     /// `1 - nnz / total` (0 for a tensor without elements).
@@ -393,8 +422,9 @@ impl SparseTensor {
     /// Like [`SparseTensor::to_dense`], failing with [`ErrorKind::LimitExceeded`] when the
     /// tensor has more than `max_elements` elements (use this on untrusted input).
     pub fn to_dense_limited(&self, max_elements: usize) -> Result<Tensor> {
-        let total = crate::tensor::element_count(&self.shape)
-            .ok_or_else(|| ErrorKind::Overflow(format!("element count of shape {:?}", self.shape)))?;
+        let total = crate::tensor::element_count(&self.shape).ok_or_else(|| {
+            ErrorKind::Overflow(format!("element count of shape {:?}", self.shape))
+        })?;
         if total > max_elements {
             return fail(ErrorKind::LimitExceeded {
                 what: "dense element count",
@@ -409,8 +439,8 @@ impl SparseTensor {
         let strides = row_major_strides(&self.shape, 1);
         let linear = |c: &[usize]| -> usize { c.iter().zip(&strides).map(|(a, b)| a * b).sum() };
         // Direct writes unless two entries may share a cell.
-        let may_repeat = !self.checked
-            || matches!(&self.index, SparseIndex::Coo(c) if !c.is_canonical);
+        let may_repeat =
+            !self.checked || matches!(&self.index, SparseIndex::Coo(c) if !c.is_canonical);
         let data: Buffer = crate::dispatch_value!(self.value_type, T => {
             let values = self.values::<T>().unwrap_or_default();
             let mut out = vec![T::ZERO; total];

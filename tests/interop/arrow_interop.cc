@@ -1,12 +1,38 @@
 // arrow_interop: a small helper that uses Arrow C++ (as shipped in the pyarrow
 // wheel) to write and read Tensor / SparseTensor IPC messages, so that the Rust
 // crate can be checked against the reference implementation.
+// Build with tests/interop/build.sh PYTHON OUT_BINARY.
 //
 //   arrow_interop write OUT_FILE            case specs on stdin, one per line
 //   arrow_interop read FILE                 one JSON line per message on stdout
 //   arrow_interop roundtrip FILE OUT_FILE   read with Arrow, write again with Arrow
 //
-// See tests/interop/README.md (or the header of build.sh) for the spec grammar.
+// write: each non-blank stdin line is whitespace separated key=value tokens
+// (no duplicate keys, no keys foreign to the kind) and becomes ONE message
+// appended to OUT_FILE (truncated first; no EOS marker). Lists are comma
+// separated; an empty value is an empty list.
+//   common     kind= type= shape= [names=]
+//              type: int8..int64 uint8..uint64 float16 float32 float64
+//              shape: "" = rank 0; names: one entry per dim, entries may be
+//              empty; must be empty for rank 0; omitted = no dim names
+//   dense      values= [layout=row|col|strided]   (rank 0: row or col only)
+//   coo csr csc csf   values= [index=int64]        (dense row-major -> Arrow)
+//   coo_explicit      coords= nzvalues= [nnz=] [canonical=0|1]
+//                     [coords_layout=row|col] [index=int64]
+//                     nnz defaults to len(nzvalues); canonical omitted =
+//                     Arrow's auto-detection
+//   csr_explicit csc_explicit   indptr= indices= nzvalues= [index=int64]
+// values/nzvalues are ROW-MAJOR logical values of `type`; integers are
+// decimal and must fit the type (out of range is an error, not a wrap);
+// floats take anything strtod takes (nan, inf, -inf, -0, 1e-3, ...);
+// float32 is rounded once by strtof, float16 via double ->
+// arrow::util::Float16::FromDouble (round to nearest even).
+//
+// read: one JSON object per message; see DescribeBody for the fields. A
+// message Arrow refuses gives {"offset":N,"error":"..."}; when its framing
+// is still readable the next message is read, otherwise exit 1. Each message
+// is decoded in a forked child (ARROW_INTEROP_NO_FORK=1 disables), so an
+// Arrow abort is reported as an error line too.
 
 #include <arrow/buffer.h>
 #include <arrow/io/file.h>
@@ -28,7 +54,6 @@
 #include <cerrno>
 #include <climits>
 #include <cmath>
-#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -181,11 +206,10 @@ std::shared_ptr<DataType> TypeFromId(arrow::Type::type id) {
 Result<std::shared_ptr<DataType>> ParseTypeName(const std::string& name, bool integer_only) {
   for (const auto& t : kTypeNames) {
     if (name == t.name) {
-      auto type = TypeFromId(t.id);
       if (integer_only && !arrow::is_integer(t.id)) {
         return Status::Invalid("'", name, "' is not an integer type");
       }
-      return type;
+      return TypeFromId(t.id);
     }
   }
   return Status::Invalid("unknown type '", name, "'");
@@ -574,9 +598,13 @@ Status BuildCsxExplicit(const Spec& spec, const std::shared_ptr<DataType>& type,
   ARROW_ASSIGN_OR_RAISE(auto indptr_buf, BufferFromBytes(indptr));
   ARROW_ASSIGN_OR_RAISE(auto indices_buf, BufferFromBytes(indices));
   ARROW_ASSIGN_OR_RAISE(auto data, BufferFromBytes(values));
+  // Explicit vectors: a braced {n} would select the (shape, non_zero_length)
+  // overload of Make instead of (indptr_shape, indices_shape).
+  const std::vector<int64_t> indptr_shape = {n_indptr};
+  const std::vector<int64_t> indices_shape = {n_indices};
   ARROW_ASSIGN_OR_RAISE(auto index,
-                        IndexClass::Make(index_type, index_type, {n_indptr}, {n_indices},
-                                         indptr_buf, indices_buf));
+                        IndexClass::Make(index_type, index_type, indptr_shape,
+                                         indices_shape, indptr_buf, indices_buf));
   ARROW_ASSIGN_OR_RAISE(auto st, MatrixClass::Make(index, type, data, shape, names));
   return WriteOneSparse(*st, out);
 }
@@ -644,7 +672,6 @@ int RunWrite(const std::string& path) {
   auto out = *maybe_out;
   std::string line;
   int64_t lineno = 0;
-  int64_t written = 0;
   while (std::getline(std::cin, line)) {
     ++lineno;
     if (line.find_first_not_of(" \t\r\n\v\f") == std::string::npos) continue;
@@ -660,7 +687,6 @@ int RunWrite(const std::string& path) {
       (void)out->Close();
       return 1;
     }
-    ++written;
   }
   Status st = out->Close();
   if (!st.ok()) {
@@ -676,9 +702,6 @@ int RunWrite(const std::string& path) {
 class Json {
  public:
   std::string& str() { return s_; }
-
-  void Raw(const std::string& text) { s_ += text; }
-  void Raw(char c) { s_.push_back(c); }
 
   void Key(const char* k) {
     Sep();
@@ -814,8 +837,25 @@ void ElementJson(Json* j, arrow::Type::type id, const uint8_t* p) {
   }
 }
 
-// Checks that every element of the tensor lies within its data buffer.
-Status CheckTensorExtent(const Tensor& t, const char* what) {
+// Bytes readable from the start of `buf`. Normally buf->size(); with a
+// message body given and `buf` pointing into it, up to the end of the body.
+// (Arrow's reader takes a CSF index Buffer.length as an element count, so the
+// Buffer objects it builds for CSF indices are shorter than the tensors they
+// back; the elements are still inside the body.)
+int64_t ReadableBytes(const std::shared_ptr<Buffer>& buf, const Buffer* body) {
+  if (!buf) return 0;
+  int64_t size = buf->size();
+  if (body && body->data() && buf->data() && buf->data() >= body->data() &&
+      buf->data() <= body->data() + body->size()) {
+    const int64_t to_end = (body->data() + body->size()) - buf->data();
+    if (to_end > size) size = to_end;
+  }
+  return size;
+}
+
+// Checks that every element of the tensor lies within its data buffer (or,
+// with `body`, within the message body, see ReadableBytes).
+Status CheckTensorExtent(const Tensor& t, const char* what, const Buffer* body = nullptr) {
   if (!t.type() || TypeFromId(t.type()->id()) == nullptr) {
     return Status::Invalid(what, ": unsupported type");
   }
@@ -833,7 +873,7 @@ Status CheckTensorExtent(const Tensor& t, const char* what) {
     __int128 span = static_cast<__int128>(shape[i] - 1) * strides[i];
     if (span < 0) lo += span; else hi += span;
   }
-  const int64_t size = t.data() ? t.data()->size() : 0;
+  const int64_t size = ReadableBytes(t.data(), body);
   if (lo < 0 || hi + t.type()->byte_width() > size || (size > 0 && !t.raw_data())) {
     return Status::Invalid(what, ": elements lie outside the data buffer (",
                            size, " bytes)");
@@ -899,14 +939,15 @@ struct RawIndex {
   int64_t Get(int64_t i) const { return ArrowIndexValue(data + i * w, w); }
 };
 
-Result<RawIndex> RawOf(const Tensor& t, int64_t needed, const char* what) {
+Result<RawIndex> RawOf(const Tensor& t, int64_t needed, const char* what,
+                       const Buffer* body = nullptr) {
   RawIndex r;
   r.w = t.type()->byte_width();
   if (r.w != 1 && r.w != 2 && r.w != 4 && r.w != 8) {
     return Status::Invalid(what, ": bad index width");
   }
   r.data = t.raw_data();
-  const int64_t size = t.data() ? t.data()->size() : 0;
+  const int64_t size = ReadableBytes(t.data(), body);
   r.count = size / r.w;
   if (needed > r.count) {
     return Status::Invalid(what, ": buffer holds ", r.count, " elements, needs ", needed);
@@ -916,7 +957,7 @@ Result<RawIndex> RawOf(const Tensor& t, int64_t needed, const char* what) {
 
 // Checks that Arrow's ToTensor only touches memory inside the buffers for
 // this sparse tensor (Arrow itself does not check index contents).
-Status ValidateForToTensor(const arrow::SparseTensor& st) {
+Status ValidateForToTensor(const arrow::SparseTensor& st, const Buffer* body) {
   const auto& shape = st.shape();
   const int ndim = static_cast<int>(shape.size());
   const int vw = st.type()->byte_width();
@@ -1003,11 +1044,11 @@ Status ValidateForToTensor(const arrow::SparseTensor& st) {
       std::vector<RawIndex> indptr, indices;
       for (int d = 0; d < ndim - 1; ++d) {
         ARROW_ASSIGN_OR_RAISE(auto r, RawOf(*idx.indptr()[d], idx.indptr()[d]->size(),
-                                            "indptr"));
+                                            "indptr", body));
         indptr.push_back(r);
       }
       for (int d = 0; d < ndim; ++d) {
-        ARROW_ASSIGN_OR_RAISE(auto r, RawOf(*idx.indices()[d], 0, "indices"));
+        ARROW_ASSIGN_OR_RAISE(auto r, RawOf(*idx.indices()[d], 0, "indices", body));
         indices.push_back(r);
       }
       const auto& order = idx.axis_order();
@@ -1046,8 +1087,9 @@ Status ValidateForToTensor(const arrow::SparseTensor& st) {
   }
 }
 
-Status TensorJson(Json* j, const Tensor& t, const char* what) {
-  ARROW_RETURN_NOT_OK(CheckTensorExtent(t, what));
+Status TensorJson(Json* j, const Tensor& t, const char* what,
+                  const Buffer* body = nullptr) {
+  ARROW_RETURN_NOT_OK(CheckTensorExtent(t, what, body));
   TensorValuesJson(j, t);
   return Status::OK();
 }
@@ -1149,11 +1191,16 @@ Status DescribeBody(Json* j, const arrow::ipc::Message& msg) {
       j->Key("axis_order"); IntVectorJson(j, idx.axis_order());
       j->Key("indptr");
       j->BeginArray();
-      for (const auto& t : idx.indptr()) ARROW_RETURN_NOT_OK(TensorJson(j, *t, "indptr"));
+      const Buffer* body = msg.body().get();
+      for (const auto& t : idx.indptr()) {
+        ARROW_RETURN_NOT_OK(TensorJson(j, *t, "indptr", body));
+      }
       j->EndArray();
       j->Key("indices");
       j->BeginArray();
-      for (const auto& t : idx.indices()) ARROW_RETURN_NOT_OK(TensorJson(j, *t, "indices"));
+      for (const auto& t : idx.indices()) {
+        ARROW_RETURN_NOT_OK(TensorJson(j, *t, "indices", body));
+      }
       j->EndArray();
       break;
     }
@@ -1172,7 +1219,7 @@ Status DescribeBody(Json* j, const arrow::ipc::Message& msg) {
   if (!size.ok() || *size > kMaxDenseExpansion) {
     j->Null();
   } else {
-    Status valid = ValidateForToTensor(*st);
+    Status valid = ValidateForToTensor(*st, msg.body().get());
     if (!valid.ok()) {
       j->Null();
       j->Key("dense_error");
@@ -1223,14 +1270,19 @@ std::string DescribeIsolated(const arrow::ipc::Message& msg, int64_t offset) {
   std::fflush(stderr);
   int fds[2];
   if (pipe(fds) != 0) return DescribeMessage(msg, offset);
+  // The child's stderr goes to a temporary file, so that an Arrow check
+  // message can be quoted in the error line (and is then echoed to stderr).
+  FILE* errf = std::tmpfile();
   pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
+    if (errf) std::fclose(errf);
     return DescribeMessage(msg, offset);
   }
   if (pid == 0) {
     close(fds[0]);
+    if (errf) dup2(fileno(errf), STDERR_FILENO);
     std::string s = DescribeMessage(msg, offset);
     const char* p = s.data();
     size_t left = s.size();
@@ -1262,16 +1314,39 @@ std::string DescribeIsolated(const arrow::ipc::Message& msg, int64_t offset) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  std::string child_err;
+  if (errf) {
+    std::rewind(errf);
+    char ebuf[4096];
+    size_t n;
+    while ((n = std::fread(ebuf, 1, sizeof(ebuf), errf)) > 0) child_err.append(ebuf, n);
+    std::fclose(errf);
+    if (!child_err.empty()) {
+      std::fwrite(child_err.data(), 1, child_err.size(), stderr);
+      std::fflush(stderr);
+    }
+  }
+  // Last non-empty line of what the child printed to stderr.
+  std::string last;
+  {
+    size_t end = child_err.find_last_not_of(" \t\r\n");
+    if (end != std::string::npos) {
+      size_t start = child_err.find_last_of('\n', end);
+      start = (start == std::string::npos) ? 0 : start + 1;
+      last = child_err.substr(start, end - start + 1);
+    }
+  }
+  const std::string detail = last.empty() ? "" : ": " + last;
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     const char* name = strsignal(sig);
     return ErrorLine(offset, "arrow_interop: decoding the message killed the process "
                              "with signal " + std::to_string(sig) + " (" +
-                             (name ? name : "?") + ")");
+                             (name ? name : "?") + ")" + detail);
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || out.empty()) {
     return ErrorLine(offset, "arrow_interop: decoding the message failed (child status " +
-                                 std::to_string(status) + ")");
+                                 std::to_string(status) + ")" + detail);
   }
   return out;
 }
