@@ -23,7 +23,7 @@ pub(crate) fn align_buffer(
     body_offset: u64,
     policy: Misaligned,
 ) -> Result<Buffer> {
-    if align <= 1 || (buffer.as_ptr() as usize) % align == 0 {
+    if align <= 1 || buffer.is_empty() || (buffer.as_ptr() as usize) % align == 0 {
         return Ok(buffer);
     }
     match policy {
@@ -145,6 +145,10 @@ impl PartialEq for IndexArray {
 /// Typed view of a buffer whose alignment and length the caller has established (every
 /// buffer stored in this crate's types is aligned for its element type by construction).
 pub(crate) fn typed<T: arrow_buffer::ArrowNativeType>(buffer: &Buffer) -> Option<&[T]> {
+    if buffer.is_empty() {
+        // An empty buffer may have a dangling, unaligned pointer: no typed view of it.
+        return Some(&[]);
+    }
     let aligned = (buffer.as_ptr() as usize) % std::mem::align_of::<T>() == 0;
     (aligned && buffer.len() % std::mem::size_of::<T>() == 0).then(|| buffer.typed_data::<T>())
 }
