@@ -1,24 +1,89 @@
-//! placeholder
-mod array;
+//! Read and write Apache Arrow **Tensor** and **SparseTensor** IPC messages (dense, COO,
+//! CSR, CSC, CSF), byte-compatible with Arrow C++ and pyarrow, zero-copy and strictly
+//! validated.
+//!
+//! Arrow defines two experimental message kinds besides record batches: a dense `Tensor`
+//! and a `SparseTensor` whose index is COO, CSR/CSC or CSF. Each travels as an encapsulated
+//! message (`FFFFFFFF`, metadata length, `Message` flatbuffer, body). Arrow C++ implements
+//! them (deprecated since Arrow 26); pyarrow exposes only dense tensors. This crate reads
+//! every such message Arrow ever wrote that is valid (including Arrow 0.15's CSR schema
+//! and legacy framing), writes messages Arrow C++ reads, and treats its input as untrusted.
+//!
+//! # Layers
+//! Data flows one way through small modules:
+//! - [`gen`]: the flatbuffer schemas of `format/*.fbs`, compiled by flatc at build time;
+//! - the model: [`ValueType`], [`IndexType`], [`Scalar`], [`Tensor`], [`SparseTensor`] with
+//!   its [`SparseIndex`] ([`CooIndex`], [`CsxIndex`], [`CsfIndex`]) and [`IndexArray`];
+//! - validation ([`Validation`]): structure always, index contents in strict mode;
+//! - the sans-IO [`codec`]: [`decode_message`] / [`MessageIter`] (bytes in, model out,
+//!   zero-copy) and [`encode`] (model in, [`EncodedMessage`] out);
+//! - IO adapters: [`MessageReader`] over `std::io::Read`, [`MessageWriter`] over
+//!   `std::io::Write`, and `read_mmap` with the `mmap` feature;
+//! - the `arrow-tensor` command-line tool (feature `cli`).
+//!
+//! # Example
+//! ```
+//! use arrow_tensor_ipc::{MessageIter, MessageWriter, ReadOptions, Scalar, SparseTensor, WriteOptions};
+//!
+//! // A 3 x 4 CSR matrix with three stored values.
+//! let csr = SparseTensor::csr([3, 4], vec![0i32, 1, 1, 3], vec![2, 0, 3], vec![1.5f64, -2.0, 4.0])?
+//!     .with_dim_names(["row", "col"])?;
+//!
+//! // Write it (64-byte aligned, readable by Arrow C++), then read it back zero-copy.
+//! let mut writer = MessageWriter::new(Vec::new(), WriteOptions::default());
+//! writer.write(&csr.clone().into())?;
+//! let bytes = bytes::Bytes::from(writer.finish()?);
+//!
+//! for decoded in MessageIter::new(bytes, ReadOptions::strict()) {
+//!     let decoded = decoded?;
+//!     let t = decoded.message.as_sparse().unwrap();
+//!     assert_eq!(t.get(&[2, 3])?, Scalar::Float64(4.0));
+//!     assert_eq!(t.get(&[0, 0])?, Scalar::Float64(0.0));
+//!     assert_eq!(t.values::<f64>().unwrap(), &[1.5, -2.0, 4.0]);
+//!     assert!(t.content_eq(&csr));
+//! }
+//! # Ok::<(), arrow_tensor_ipc::Error>(())
+//! ```
+//!
+//! # Untrusted input
+//! Decoding never panics, never reads out of bounds and never allocates in proportion to a
+//! size the input merely claims; every malformed input gets an [`Error`] whose
+//! [`ErrorKind`] says what is wrong and where (message offset, buffer, index). Strict
+//! validation ([`ReadOptions::strict`], the default) checks every rule of the format on the
+//! index data; permissive validation ([`ReadOptions::permissive`]) checks only what memory
+//! safety needs, and lookups then report bad index data as errors.
+
+#![warn(missing_docs)]
+
 pub mod codec;
-mod error;
 pub mod gen;
-mod io;
 pub mod sparse;
+
+mod array;
+mod error;
+mod io;
 mod tensor;
 mod types;
 mod validate;
+
 pub use array::{IndexArray, Misaligned};
 pub use codec::{
     decode_message, encode, CsfLengths, DecodedMessage, EncodedMessage, Framing, Limits, Message,
     MessageIter, MetadataVersion, ReadOptions, WriteOptions,
 };
 pub use error::{BufferId, Error, ErrorKind, Result};
+#[cfg(feature = "mmap")]
+pub use io::read_mmap;
 pub use io::{MessageReader, MessageWriter};
 pub use sparse::{
     CompressedAxis, CooIndex, CooOrder, CsfIndex, CsxIndex, NonZero, SparseFormat, SparseIndex,
     SparseTensor,
 };
-pub use tensor::Tensor;
+pub use tensor::{column_major_strides, element_count, row_major_strides, Tensor};
 pub use types::{IndexType, NativeIndex, NativeValue, Scalar, ValueType};
 pub use validate::Validation;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
