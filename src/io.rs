@@ -114,7 +114,7 @@ impl<R: Read> MessageReader<R> {
         let parsed = loop {
             match parse_prefix(&prefix[..have]).map_err(at)? {
                 Some(p) => break p,
-                None if have < 8 && have >= 4 => {
+                None if (4..8).contains(&have) => {
                     let k = self.fill(&mut prefix[have..8])?;
                     if k == 0 {
                         return Err(at(truncated("prefix", 8, have)));

@@ -297,7 +297,7 @@ const COMPARED: &[&str] = &[
     "dense",
 ];
 
-fn compare(case: &str, arrow: &Value, ours: &Value) -> Result<(), String> {
+fn compare(case: &str, arrow: &Value, ours: &Value, arrow_dense: bool) -> Result<(), String> {
     if let Some(e) = arrow.get("error") {
         return Err(format!("case {case}: Arrow failed: {e}\n  ours: {ours}"));
     }
@@ -306,7 +306,7 @@ fn compare(case: &str, arrow: &Value, ours: &Value) -> Result<(), String> {
         .is_some_and(|t| t.starts_with("float"));
     for key in COMPARED {
         let (a, o) = (&arrow[*key], &ours[*key]);
-        if *key == "dense" && a.is_null() {
+        if *key == "dense" && (a.is_null() || !arrow_dense) {
             continue; // Arrow could not expand it (too large, or its ToTensor would misread).
         }
         if let Some(d) = diff(key, a, o, float && matches!(*key, "values" | "dense")) {
@@ -339,8 +339,10 @@ impl Rng {
 struct Case {
     spec: String,
     ours: Message,
-    /// Expected row-major dense contents (for cases built from a dense tensor).
+    /// Expected row-major dense contents.
     dense: Vec<f64>,
+    /// Whether Arrow's `ToTensor` handles this case (it ignores COO index strides).
+    arrow_dense: bool,
 }
 
 fn fmt_value(vt: ValueType, v: f64) -> String {
@@ -532,6 +534,7 @@ fn dense_case(
         spec,
         ours: Message::Tensor(t),
         dense: vals,
+        arrow_dense: true,
     }
 }
 
@@ -671,6 +674,69 @@ fn sparse_case(
         spec,
         ours: Message::SparseTensor(t),
         dense: vals,
+        arrow_dense: true,
+    }
+}
+
+/// COO built from explicit coordinates: unsorted (not canonical) or stored column-major.
+fn coo_explicit_case(
+    rng: &mut Rng,
+    vt: ValueType,
+    it: IndexType,
+    shape: &[usize],
+    column_major: bool,
+) -> Case {
+    let total: usize = shape.iter().product();
+    // Distinct cells in a shuffled order.
+    let mut cells: Vec<usize> = (0..total).filter(|_| rng.below(3) == 0).collect();
+    for i in (1..cells.len()).rev() {
+        cells.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    if column_major {
+        cells.sort_unstable();
+    }
+    let nnz = cells.len();
+    let vals = gen_values(rng, vt, nnz, 100, true);
+    let coords: Vec<Vec<usize>> = cells.iter().map(|&c| row_major_coords(shape, c)).collect();
+    let stored: Vec<usize> = if column_major {
+        (0..shape.len())
+            .flat_map(|d| coords.iter().map(move |c| c[d]))
+            .collect()
+    } else {
+        coords.iter().flatten().copied().collect()
+    };
+    let order = if column_major {
+        CooOrder::ColumnMajor
+    } else {
+        CooOrder::RowMajor
+    };
+    let index = CooIndex::with_order(index_array(it, &stored), shape.len(), order).unwrap();
+    let t = SparseTensor::try_new(
+        vt,
+        shape.to_vec(),
+        Buffer::from_vec(value_bytes(vt, &vals)),
+        SparseIndex::Coo(index),
+    )
+    .unwrap();
+    let mut dense = vec![0.0; total];
+    for (&c, &v) in cells.iter().zip(&vals) {
+        dense[c] = v;
+    }
+    let canonical = column_major || nnz <= 1 || cells.windows(2).all(|w| w[0] < w[1]);
+    let mut spec = common_spec("coo_explicit", vt, shape, &None);
+    spec += &format!(
+        " index={} nnz={nnz} canonical={} coords_layout={} coords={} nzvalues={}",
+        it.name(),
+        canonical as u8,
+        if column_major { "col" } else { "row" },
+        list(coords.iter().flatten().map(|c| c.to_string())),
+        list(vals.iter().map(|&v| fmt_value(vt, v)))
+    );
+    Case {
+        spec,
+        ours: Message::SparseTensor(t),
+        dense,
+        arrow_dense: !column_major || nnz <= 1,
     }
 }
 
@@ -730,6 +796,41 @@ fn cases() -> Vec<Case> {
             }
         }
     }
+    for vt in ValueType::ALL {
+        for (k, shape) in [&[5usize, 4][..], &[3, 2, 4][..]].into_iter().enumerate() {
+            let it = ARROW_INDEX_TYPES[(vt as usize + k) % 7];
+            out.push(coo_explicit_case(&mut rng, vt, it, shape, false));
+            out.push(coo_explicit_case(&mut rng, vt, it, shape, true));
+        }
+    }
+    out
+}
+
+/// Cases only we can produce (Arrow's converters do not): CSF with non-identity axis
+/// orders of our choosing.
+fn our_only_cases() -> Vec<Case> {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut out = Vec::new();
+    for vt in ValueType::ALL {
+        for (shape, order) in [
+            (&[3usize, 4][..], vec![1usize, 0]),
+            (&[2, 3, 4][..], vec![2, 0, 1]),
+            (&[3, 2, 2, 3][..], vec![3, 1, 0, 2]),
+        ] {
+            let it = ARROW_INDEX_TYPES[rng.below(7) as usize];
+            let n: usize = shape.iter().product();
+            let vals = gen_values(&mut rng, vt, n, 50, false);
+            out.push(sparse_case(
+                "csf",
+                vt,
+                it,
+                shape,
+                vals,
+                names_for(&mut rng, shape.len()),
+                Some(order),
+            ));
+        }
+    }
     out
 }
 
@@ -773,7 +874,7 @@ fn arrow_writes_we_read() {
     for (i, ((case, a), o)) in cases.iter().zip(&arrow).zip(&ours).enumerate() {
         let ours_json = ours_json(o);
         let name = format!("#{i} `{}`", case.spec);
-        if let Err(e) = compare(&name, a, &ours_json) {
+        if let Err(e) = compare(&name, a, &ours_json, case.arrow_dense) {
             failures.push(e);
             continue;
         }
@@ -823,7 +924,8 @@ fn arrow_writes_we_read() {
 
 #[test]
 fn we_write_arrow_reads() {
-    let cases = cases();
+    let mut cases = cases();
+    cases.extend(our_only_cases());
     let file = scratch("ours-written.arrows");
     let mut w = MessageWriter::new(
         std::fs::File::create(&file).unwrap(),
@@ -845,7 +947,7 @@ fn we_write_arrow_reads() {
         let name = format!("#{i} `{}`", case.spec);
         let ours_json = ours_json(o);
         // Arrow's view of our bytes equals ours (strided sources are written row-major)...
-        if let Err(e) = compare(&name, a, &ours_json) {
+        if let Err(e) = compare(&name, a, &ours_json, case.arrow_dense) {
             failures.push(e);
             continue;
         }
@@ -856,6 +958,9 @@ fn we_write_arrow_reads() {
             "dense"
         };
         let float = ours_json["type"].as_str().unwrap().starts_with("float");
+        if !case.arrow_dense {
+            continue;
+        }
         if a[dense_key].is_null() {
             failures.push(format!("case {name}: Arrow did not expand it: {a}"));
         } else if let Some(d) = diff(dense_key, &a[dense_key], &expected_dense_json(case), float) {
@@ -967,12 +1072,21 @@ fn arrow_quirks_are_pinned() {
         "kind=dense type=int8 shape=3 values=1,2,3",
         "kind=dense type=int8 shape=3 values=4,5,6",
     ];
-    let specs: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
+    let specs: Vec<String> = specs
+        .iter()
+        .map(|s| s.to_string())
+        .chain([
+            // Column-major coordinates: Arrow's ToTensor ignores the index strides.
+            "kind=coo_explicit type=int32 shape=3,4 index=int32 canonical=1 coords_layout=col \
+             coords=0,1,1,0,2,3 nzvalues=7,8,9"
+                .to_string(),
+        ])
+        .collect();
     let file = scratch("quirks.arrows");
     arrow_write(&specs, &file);
     let bytes = std::fs::read(&file).unwrap();
     let ours = decode_file(&file);
-    assert_eq!(ours.len(), 5);
+    assert_eq!(ours.len(), 6);
     let meta = |d: &DecodedMessage| {
         let start = d.offset as usize
             + if d.framing == arrow_tensor_ipc::Framing::Continuation {

@@ -45,7 +45,7 @@ impl CooIndex {
                 found: indices.len() as u64,
             });
         }
-        let nnz = if ndim == 0 { 0 } else { indices.len() / ndim };
+        let nnz = indices.len().checked_div(ndim).unwrap_or(0);
         let mut index = CooIndex {
             indices,
             order,
