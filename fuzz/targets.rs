@@ -55,7 +55,7 @@ pub fn read_stream(data: &[u8]) {
         };
         let mut reader = MessageReader::new(data, options);
         let mut count = 0;
-        while let Some(item) = reader.next() {
+        for item in reader.by_ref() {
             match item {
                 Ok(decoded) => exercise(&decoded.message, validation, data),
                 Err(_) => break,

@@ -56,6 +56,7 @@
 #![warn(missing_docs)]
 
 pub mod codec;
+pub mod convert;
 pub mod gen;
 pub mod sparse;
 
@@ -71,6 +72,7 @@ pub use codec::{
     decode_message, encode, CsfLengths, DecodedMessage, EncodedMessage, Framing, Limits, Message,
     MessageIter, MetadataVersion, ReadOptions, WriteOptions,
 };
+pub use convert::{ConvertOptions, CsfAxisOrder};
 pub use error::{BufferId, Error, ErrorKind, Result};
 #[cfg(feature = "mmap")]
 pub use io::read_mmap;
@@ -82,6 +84,12 @@ pub use sparse::{
 pub use tensor::{column_major_strides, element_count, row_major_strides, Tensor};
 pub use types::{IndexType, NativeIndex, NativeValue, Scalar, ValueType};
 pub use validate::Validation;
+
+/// Re-exports used by the exported macros; not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use half::f16;
+}
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

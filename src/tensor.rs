@@ -127,6 +127,10 @@ impl Tensor {
         }
         let len = element_count(&shape)
             .ok_or_else(|| ErrorKind::Overflow(format!("element count of shape {shape:?}")))?;
+        // The row-major size must be addressable too: expansions and encoding produce it.
+        len.checked_mul(value_type.byte_width())
+            .filter(|&b| isize::try_from(b).is_ok())
+            .ok_or_else(|| ErrorKind::Overflow(format!("byte size of shape {shape:?}")))?;
         let extent =
             strided_extent(&shape, &strides, value_type.byte_width()).ok_or_else(|| {
                 ErrorKind::Overflow(format!(

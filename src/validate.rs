@@ -318,9 +318,16 @@ fn check_csf<P: NativeIndex, I: NativeIndex>(c: &CsfIndex, shape: &[usize]) -> R
         check_indptr(p, lv.indices[level + 1].len(), BufferId::CsfIndptr(level))?;
     }
     // Siblings strictly increase: level 0 is one slice, level k + 1 is sliced by indptr[k].
-    let root = [P::usize_as(0), P::usize_as(lv.indices[0].len())];
     let rule = "sibling coordinates must strictly increase";
-    check_sorted_slices(&root, lv.indices[0], BufferId::CsfIndices(0), rule)?;
+    // The root level is one slice (no indptr): check it directly, since its length need not
+    // fit in the indptr type.
+    if let Some(k) = lv.indices[0].windows(2).position(|x| x[0] >= x[1]) {
+        return fail(ErrorKind::NotIncreasing {
+            buffer: BufferId::CsfIndices(0),
+            position: (k + 1) as u64,
+            rule,
+        });
+    }
     for (level, p) in lv.indptr.iter().enumerate() {
         check_sorted_slices(
             p,

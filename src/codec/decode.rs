@@ -333,9 +333,15 @@ pub fn decode_metadata(metadata: &[u8], options: &ReadOptions) -> Result<Message
         Ok(m) => m,
         Err(modern_err) => {
             // An Arrow 0.15 CSR message does not verify against the current schema; try the
-            // 0.15 schema, and report the modern error if that fails too.
+            // 0.15 schema, and report the modern error if that fails too. Only a 0.15 CSR
+            // index qualifies: any other message that fails the current schema (a COO or CSF
+            // message missing a required field, say) is invalid, not legacy.
             return match flatbuffers::root_with_opts::<legacy::Message>(&opts, metadata) {
-                Ok(m) if m.header_type() == legacy::MessageHeader::SparseTensor => {
+                Ok(m)
+                    if m.header_as_sparse_tensor().is_some_and(|t| {
+                        t.sparseIndex_type() == legacy::SparseTensorIndex::SparseMatrixIndexCSR
+                    }) =>
+                {
                     decode_legacy(m, limits)
                 }
                 _ => Err(modern_err.into()),
@@ -589,6 +595,16 @@ pub fn assemble(meta: MessageMeta, body: Buffer, options: &ReadOptions) -> Resul
             };
             let body = align_buffer(body, w, BufferId::TensorData, 0, options.misaligned)?;
             let t = Tensor::try_new(value_type, shape, strides, body)?;
+            // Zero or overlapping strides let a tiny body describe a huge tensor, whose
+            // row-major copy (on re-encoding, `to_vec`, ...) would be huge: bound those.
+            let limit = options.limits.max_dense_elements;
+            if t.len().saturating_mul(w) > t.data().len() && t.len() > limit {
+                return fail(ErrorKind::LimitExceeded {
+                    what: "element count of a dense tensor with aliasing strides",
+                    value: t.len() as u64,
+                    limit: limit as u64,
+                });
+            }
             Ok(Message::Tensor(t.with_dim_names(dim_names)?))
         }
         Plan::Sparse { nnz, data, index } => {
@@ -622,7 +638,13 @@ pub fn assemble(meta: MessageMeta, body: Buffer, options: &ReadOptions) -> Resul
                         .checked_mul(ndim)
                         .ok_or_else(|| ErrorKind::Overflow("COO nnz x ndim".into()))?;
                     let arr = slicer.index(buffer, index_type, cells, BufferId::CooIndices)?;
-                    let coo = CooIndex::with_order(arr, shape.len(), order)?;
+                    let mut coo = CooIndex::with_order(arr, shape.len(), order)?;
+                    // Rank 0 has no coordinates to count: take nnz from the message before
+                    // the flag, so that the flag is kept (two entries flagged canonical are
+                    // duplicates of the one cell) rather than recomputed.
+                    if let Ok(n) = usize::try_from(nnz) {
+                        coo.set_rank0_nnz(n);
+                    }
                     (SparseIndex::Coo(coo.with_canonical_flag(canonical)), nnz)
                 }
                 IndexPlan::Csx {

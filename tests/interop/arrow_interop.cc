@@ -6,6 +6,8 @@
 //   arrow_interop write OUT_FILE            case specs on stdin, one per line
 //   arrow_interop read FILE                 one JSON line per message on stdout
 //   arrow_interop roundtrip FILE OUT_FILE   read with Arrow, write again with Arrow
+//   arrow_interop time-convert KIND SHAPE NNZ REPS [INDEX]
+//                                           time Arrow's dense <-> sparse converters
 //
 // write: each non-blank stdin line is whitespace separated key=value tokens
 // (no duplicate keys, no keys foreign to the kind) and becomes ONE message
@@ -51,12 +53,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -1512,11 +1516,144 @@ int RunRoundtrip(const std::string& in_path, const std::string& out_path) {
   return 0;
 }
 
+// ---------------------------------------------------------------------------
+// Time mode
+//
+// time-convert KIND SHAPE NNZ REPS [INDEX]: builds a float64 row-major dense
+// tensor of SHAPE (e.g. 4096x4096 or 200x200x200) holding NNZ non-zeros at
+// pseudo-random positions, then REPS times (after one untimed warm-up) times
+// Arrow's dense -> sparse converter for KIND (coo csr csc csf:
+// SparseCOOTensor / SparseCSRMatrix / SparseCSCMatrix / SparseCSFTensor::Make
+// with index type INDEX, default int64) and ToTensor back. Prints one JSON
+// line with the medians in seconds.
+//
+// The input is the one examples/compare_convert.rs builds: splitmix64 seeded
+// with kTimeSeed; each draw r gives position r % total, and when that
+// element is still zero it becomes ((r >> 32) % 1000) + 1; draws continue
+// until NNZ elements are set.
+
+constexpr uint64_t kTimeSeed = 0x243F6A8885A308D3ULL;
+
+uint64_t SplitMix64(uint64_t* state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  if (v.empty()) return 0.0;
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+template <typename SparseType>
+Status TimeKind(const Tensor& dense, const std::shared_ptr<DataType>& index_type,
+                int reps, double* to_sparse_s, double* to_dense_s, int64_t* nnz,
+                bool* same) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> ts, td;
+  for (int rep = -1; rep < reps; ++rep) {
+    auto t0 = Clock::now();
+    ARROW_ASSIGN_OR_RAISE(auto sparse, SparseType::Make(dense, index_type));
+    auto t1 = Clock::now();
+    ARROW_ASSIGN_OR_RAISE(auto back, sparse->ToTensor());
+    auto t2 = Clock::now();
+    if (rep < 0) {
+      *nnz = sparse->non_zero_length();
+      *same = back->Equals(dense);
+      continue;
+    }
+    ts.push_back(std::chrono::duration<double>(t1 - t0).count());
+    td.push_back(std::chrono::duration<double>(t2 - t1).count());
+  }
+  *to_sparse_s = Median(ts);
+  *to_dense_s = Median(td);
+  return Status::OK();
+}
+
+int RunTimeConvert(int argc, char** argv) {
+  // argv: time-convert KIND SHAPE NNZ REPS [INDEX]
+  const std::string kind = argv[2];
+  std::vector<int64_t> shape;
+  for (const std::string& d : SplitOn(argv[3], 'x')) {
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(d.c_str(), &end, 10);
+    if (d.empty() || *end != '\0' || errno != 0 || v <= 0) {
+      std::cerr << "arrow_interop: bad SHAPE " << argv[3] << "\n";
+      return 2;
+    }
+    shape.push_back(v);
+  }
+  char* end = nullptr;
+  const long long nnz_arg = std::strtoll(argv[4], &end, 10);
+  const long long reps = std::strtoll(argv[5], nullptr, 10);
+  const std::string index_name = argc > 6 ? argv[6] : "int64";
+  auto total = ShapeProduct(shape);
+  if (!total.ok() || nnz_arg < 0 || nnz_arg > *total || reps <= 0) {
+    std::cerr << "arrow_interop: bad NNZ or REPS\n";
+    return 2;
+  }
+  auto index_type = ParseTypeName(index_name, /*integer_only=*/true);
+  if (!index_type.ok()) {
+    std::cerr << "arrow_interop: bad INDEX " << index_name << "\n";
+    return 2;
+  }
+  const int64_t n = *total;
+  auto maybe_buf = arrow::AllocateBuffer(n * 8);
+  if (!maybe_buf.ok()) {
+    std::cerr << "arrow_interop: " << maybe_buf.status().ToString() << "\n";
+    return 1;
+  }
+  std::shared_ptr<Buffer> buf = std::move(*maybe_buf);
+  double* data = reinterpret_cast<double*>(buf->mutable_data());
+  std::fill_n(data, n, 0.0);
+  uint64_t state = kTimeSeed;
+  for (long long placed = 0; placed < nnz_arg;) {
+    uint64_t r = SplitMix64(&state);
+    uint64_t pos = r % static_cast<uint64_t>(n);
+    if (data[pos] == 0.0) {
+      data[pos] = static_cast<double>((r >> 32) % 1000 + 1);
+      ++placed;
+    }
+  }
+  Tensor dense(arrow::float64(), buf, shape);
+  double ts = 0, td = 0;
+  int64_t nnz = 0;
+  bool same = false;
+  Status st;
+  if (kind == "coo") {
+    st = TimeKind<arrow::SparseCOOTensor>(dense, *index_type, reps, &ts, &td, &nnz, &same);
+  } else if (kind == "csr") {
+    st = TimeKind<arrow::SparseCSRMatrix>(dense, *index_type, reps, &ts, &td, &nnz, &same);
+  } else if (kind == "csc") {
+    st = TimeKind<arrow::SparseCSCMatrix>(dense, *index_type, reps, &ts, &td, &nnz, &same);
+  } else if (kind == "csf") {
+    st = TimeKind<arrow::SparseCSFTensor>(dense, *index_type, reps, &ts, &td, &nnz, &same);
+  } else {
+    std::cerr << "arrow_interop: bad KIND " << kind << " (coo|csr|csc|csf)\n";
+    return 2;
+  }
+  if (!st.ok()) {
+    std::cerr << "arrow_interop: " << st.ToString() << "\n";
+    return 1;
+  }
+  std::printf(
+      "{\"kind\":\"%s\",\"shape\":\"%s\",\"nnz\":%lld,\"index\":\"%s\",\"reps\":%lld,"
+      "\"to_sparse_s\":%.9g,\"to_dense_s\":%.9g,\"roundtrip_equal\":%s}\n",
+      kind.c_str(), argv[3], static_cast<long long>(nnz), index_name.c_str(), reps, ts,
+      td, same ? "true" : "false");
+  return 0;
+}
+
 int Usage() {
   std::cerr << "usage:\n"
                "  arrow_interop write OUT_FILE            (case specs on stdin)\n"
                "  arrow_interop read FILE\n"
-               "  arrow_interop roundtrip FILE OUT_FILE\n";
+               "  arrow_interop roundtrip FILE OUT_FILE\n"
+               "  arrow_interop time-convert coo|csr|csc|csf SHAPE NNZ REPS [INDEX]\n";
   return 2;
 }
 
@@ -1528,5 +1665,6 @@ int main(int argc, char** argv) {
   if (mode == "write" && argc == 3) return RunWrite(argv[2]);
   if (mode == "read" && argc == 3) return RunRead(argv[2]);
   if (mode == "roundtrip" && argc == 4) return RunRoundtrip(argv[2], argv[3]);
+  if (mode == "time-convert" && (argc == 6 || argc == 7)) return RunTimeConvert(argc, argv);
   return Usage();
 }

@@ -1,0 +1,128 @@
+//! `convert`: decode every message of a file and write it again.
+
+use crate::{read, report, Outcome};
+use arrow_tensor_ipc::{ErrorKind, MessageWriter, ReadOptions, WriteOptions};
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+/// Whether two paths name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(ma), Ok(mb)) = (fs::metadata(a), fs::metadata(b)) {
+            return ma.dev() == mb.dev() && ma.ino() == mb.ino();
+        }
+    }
+    match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(ca), Ok(cb)) => ca == cb,
+        _ => false,
+    }
+}
+
+/// Copies the messages of `input` to `output`, re-encoded with `write_options`.
+pub fn run(
+    input: &Path,
+    output: &Path,
+    read_options: ReadOptions,
+    write_options: WriteOptions,
+    out: &mut dyn Write,
+) -> io::Result<Outcome> {
+    let messages = match read::open(input, read_options) {
+        Ok(m) => m,
+        Err(e) => {
+            report(e);
+            return Ok(Outcome::Failed);
+        }
+    };
+    if same_file(input, output) {
+        report(format_args!(
+            "{}: input and output are the same file",
+            output.display()
+        ));
+        return Ok(Outcome::Failed);
+    }
+    let file = match File::create(output) {
+        Ok(f) => f,
+        Err(e) => {
+            report(format_args!("{}: cannot create: {e}", output.display()));
+            return Ok(Outcome::Failed);
+        }
+    };
+    let mut writer = MessageWriter::new(BufWriter::with_capacity(1 << 16, file), write_options);
+    let mut count = 0u64;
+    let mut failure = None;
+    for item in messages {
+        match item {
+            Ok(m) => {
+                let limit = read_options.limits.max_dense_elements;
+                if let Some(reason) = m
+                    .message
+                    .as_tensor()
+                    .and_then(|t| read::aliased_expansion(t, limit))
+                {
+                    failure = Some(format!(
+                        "{}: message at byte {}: cannot write it: {reason}",
+                        input.display(),
+                        m.offset
+                    ));
+                    break;
+                }
+                if let Err(e) = writer.write(&m.message) {
+                    let hint = if matches!(
+                        e.kind(),
+                        ErrorKind::NotArrowCompatible(_) | ErrorKind::IndexTypeTooNarrow { .. }
+                    ) {
+                        " (--allow-non-arrow writes it anyway)"
+                    } else {
+                        ""
+                    };
+                    failure = Some(format!(
+                        "{}: message at byte {}: cannot write it to {}: {}{hint}",
+                        input.display(),
+                        m.offset,
+                        output.display(),
+                        e.kind()
+                    ));
+                    break;
+                }
+                count += 1;
+            }
+            Err(e) => {
+                failure = Some(format!(
+                    "{}: message at byte {}: {}",
+                    input.display(),
+                    e.offset,
+                    e.description()
+                ));
+                break;
+            }
+        }
+    }
+    let failure = match failure {
+        Some(f) => {
+            // Close the output before removing it.
+            drop(writer);
+            Some(f)
+        }
+        None => match writer
+            .finish()
+            .map_err(|e| e.to_string())
+            .and_then(|w| w.into_inner().map_err(|e| e.into_error().to_string()))
+        {
+            Ok(_) => None,
+            Err(e) => Some(format!("{}: cannot write: {e}", output.display())),
+        },
+    };
+    if let Some(f) = failure {
+        report(f);
+        if fs::metadata(output).is_ok_and(|m| m.is_file()) && fs::remove_file(output).is_ok() {
+            report(format_args!("{}: partial output removed", output.display()));
+        }
+        return Ok(Outcome::Failed);
+    }
+    let plural = if count == 1 { "message" } else { "messages" };
+    writeln!(out, "{}: {count} {plural} written", output.display())?;
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,150 @@
+//! `inspect`: one human-readable line per message.
+
+use crate::{json, read, report, Outcome};
+use arrow_tensor_ipc::{
+    DecodedMessage, Framing, IndexArray, Message, ReadOptions, SparseIndex, SparseTensor, Tensor,
+};
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+/// Prints one line per message of every file (preceded by the file name when there are
+/// several files).
+pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::Result<Outcome> {
+    let mut outcome = Outcome::Ok;
+    for path in files {
+        if files.len() > 1 {
+            writeln!(out, "{}:", path.display())?;
+        }
+        let messages = match read::open(path, options) {
+            Ok(m) => m,
+            Err(e) => {
+                report(e);
+                outcome = Outcome::Failed;
+                continue;
+            }
+        };
+        for item in messages {
+            match item {
+                Ok(m) => writeln!(out, "{}", line(&m))?,
+                Err(e) => {
+                    writeln!(out, "@{}: error: {}", e.offset, e.description())?;
+                    report(format_args!(
+                        "{}: message at byte {}: {}",
+                        path.display(),
+                        e.offset,
+                        e.description()
+                    ));
+                    outcome = Outcome::Failed;
+                }
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+/// `[2, 3]`
+fn list<T: std::fmt::Display>(items: &[T]) -> String {
+    let mut s = String::from("[");
+    for (i, v) in items.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let _ = write!(s, "{v}");
+    }
+    s.push(']');
+    s
+}
+
+/// `names -` when no dimension is named, else the names as JSON strings.
+fn names(names: &[String]) -> String {
+    if names.iter().all(String::is_empty) {
+        return "-".into();
+    }
+    let quoted: Vec<String> = names
+        .iter()
+        .map(|n| {
+            let mut s = String::new();
+            json::push_str(&mut s, n);
+            s
+        })
+        .collect();
+    list(&quoted)
+}
+
+fn tensor_layout(t: &Tensor) -> String {
+    if t.is_row_major() {
+        "row-major".into()
+    } else if t.is_column_major() {
+        "column-major".into()
+    } else {
+        format!("strided {}", list(t.strides()))
+    }
+}
+
+fn index_type(arrays: &[IndexArray]) -> &'static str {
+    arrays.first().map_or("-", |a| a.index_type().name())
+}
+
+fn sparse_layout(t: &SparseTensor) -> String {
+    let format = t.format().name();
+    let nnz = t.nnz();
+    match t.index() {
+        SparseIndex::Coo(c) => format!(
+            "{format} nnz {nnz} (index {}, {})",
+            c.indices().index_type(),
+            if c.is_canonical() {
+                "canonical"
+            } else {
+                "not canonical"
+            }
+        ),
+        SparseIndex::Csx(c) => format!(
+            "{format} nnz {nnz} (indptr {}, indices {})",
+            c.indptr().index_type(),
+            c.indices().index_type()
+        ),
+        SparseIndex::Csf(c) => format!(
+            "{format} nnz {nnz} (indptr {}, indices {}, axis order {})",
+            index_type(c.indptr()),
+            index_type(c.indices()),
+            list(c.axis_order())
+        ),
+    }
+}
+
+/// One message as one line.
+pub fn line(m: &DecodedMessage) -> String {
+    let (kind, value_type, shape, dim_names, layout) = match &m.message {
+        Message::Tensor(t) => (
+            "tensor",
+            t.value_type(),
+            t.shape(),
+            t.dim_names(),
+            tensor_layout(t),
+        ),
+        Message::SparseTensor(t) => (
+            "sparse_tensor",
+            t.value_type(),
+            t.shape(),
+            t.dim_names(),
+            sparse_layout(t),
+        ),
+    };
+    let body_at = m.offset.saturating_add(m.body_offset as u64);
+    let framing = match m.framing {
+        Framing::Continuation => "",
+        Framing::Legacy => ", legacy framing",
+    };
+    format!(
+        "@{offset}: {kind} {value_type} shape {shape} names {names} {layout}; \
+         metadata {meta} B ({version}{framing}), body {body} B, body@{body_at} ({align}-aligned)",
+        offset = m.offset,
+        shape = list(shape),
+        names = names(dim_names),
+        meta = m.metadata_length,
+        version = m.version.name(),
+        body = m.body_length,
+        align = read::alignment(body_at),
+    )
+}

@@ -1,0 +1,201 @@
+//! `arrow-tensor`: look into, check and rewrite files of Apache Arrow Tensor and
+//! SparseTensor IPC messages (the encapsulated message format: one message after another,
+//! optionally ended by an end-of-stream marker).
+//!
+//! # Subcommands
+//!
+//! - `inspect FILE...` prints one human-readable line per message: byte offset, kind
+//!   (`tensor` or `sparse_tensor`), value type, shape, dimension names, layout (row-major,
+//!   column-major or strided for dense tensors; COO, CSR, CSC or CSF with nnz and index
+//!   types for sparse ones), metadata and body lengths, and where the body starts with its
+//!   alignment (for example `body@64 (64-aligned)`).
+//! - `dump [--json] FILE` prints one JSON object per line per message (JSON Lines), with the
+//!   keys `offset`, `kind`, `metadata_version`, `metadata_length`, `body_length`, `type`,
+//!   `shape`, `dim_names`, then for dense tensors `strides` and `values` (every element in
+//!   row-major logical order; `null` with a `values_error` key for a tensor whose zero or
+//!   overlapping strides make more than 100 000 elements share a smaller buffer) and for
+//!   sparse tensors `nnz`, `format` and the index arrays
+//!   (COO: `index_type`, `is_canonical`, `coords`; CSR/CSC: `indptr_type`, `indices_type`,
+//!   `indptr`, `indices`; CSF: the same plus `axis_order`, with `indptr` and `indices` as
+//!   lists of lists), `values` (stored values in storage order) and `dense` (the row-major
+//!   expansion when it has at most 100 000 elements, else `null`; when the expansion fails
+//!   on unvalidated data, `null` and a `dense_error` key). Integers are printed exactly,
+//!   floats as numbers that read back to the same value, `NaN` and infinities as the
+//!   strings `"NaN"`, `"Infinity"` and `"-Infinity"`. A message that fails to decode prints
+//!   `{"offset":...,"error":"..."}` and ends the dump (the framing may be lost). JSON is the
+//!   only output format; `--json` may be given for clarity.
+//! - `validate FILE...` decodes every message of every file and prints one summary line per
+//!   file (`FILE: 3 messages OK`). Errors go to standard error with the file name and the
+//!   byte offset of the failing message.
+//! - `convert IN OUT` decodes every message of `IN` and writes it again to `OUT` with the
+//!   crate's writer (64-byte aligned, metadata V5, end-of-stream marker at the end), keeping
+//!   value types, index types and layouts. `--allow-non-arrow` also writes messages Arrow
+//!   C++ cannot read (such as uint64 indices); `--csf-lengths elements|bytes` picks how CSF
+//!   buffer lengths are written (element counts as Arrow C++ does, or bytes as the format
+//!   document says). Dense tensors with aliasing strides are written expanded to row-major
+//!   order, up to the default to-dense limit of 2^28 elements. On failure the partial
+//!   output file is removed.
+//!
+//! Every subcommand validates strictly (every rule of the format and of the sparse layouts)
+//! unless `--permissive` is given, in which case only what safe reading needs is checked.
+//!
+//! # Exit status
+//!
+//! 0 on success, 1 when a file cannot be read or written or holds an invalid message, 2 on
+//! a usage error.
+
+mod convert;
+mod dump;
+mod inspect;
+mod json;
+mod read;
+mod validate;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Read, check and rewrite Apache Arrow Tensor and SparseTensor IPC message files.
+#[derive(Parser, Debug)]
+#[command(name = "arrow-tensor", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options shared by every subcommand that reads messages.
+#[derive(Args, Debug, Clone, Copy)]
+struct ReadArgs {
+    /// Check only what safe reading needs (sizes and counts), not every rule on index
+    /// values (bounds, ordering, indptr structure). Strict validation is the default.
+    #[arg(long)]
+    permissive: bool,
+}
+
+impl ReadArgs {
+    fn options(self) -> arrow_tensor_ipc::ReadOptions {
+        if self.permissive {
+            arrow_tensor_ipc::ReadOptions::permissive()
+        } else {
+            arrow_tensor_ipc::ReadOptions::strict()
+        }
+    }
+}
+
+/// How CSF buffer lengths are written.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum CsfLengthsArg {
+    /// Element counts (what Arrow C++ writes and reads).
+    Elements,
+    /// Byte lengths (what the format document says).
+    Bytes,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print one human-readable line per message.
+    Inspect {
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Message files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print every message as one JSON object per line.
+    Dump {
+        /// Print JSON Lines (the only format, and the default).
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Message file.
+        file: PathBuf,
+    },
+    /// Check every message of every file; exit 1 on the first invalid message of a file.
+    Validate {
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Message files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Decode every message of IN and write it again to OUT.
+    Convert {
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Also write messages that Arrow C++ cannot read (uint64 indices, index types too
+        /// narrow for their lengths).
+        #[arg(long)]
+        allow_non_arrow: bool,
+        /// How CSF buffer lengths are written.
+        #[arg(long, value_enum, default_value_t = CsfLengthsArg::Elements)]
+        csf_lengths: CsfLengthsArg,
+        /// Input file.
+        #[arg(value_name = "IN")]
+        input: PathBuf,
+        /// Output file (created or truncated).
+        #[arg(value_name = "OUT")]
+        output: PathBuf,
+    },
+}
+
+/// How a subcommand ended.
+enum Outcome {
+    /// Everything was fine.
+    Ok,
+    /// Some input was invalid or unreadable (already reported).
+    Failed,
+}
+
+/// Prints a diagnostic on standard error.
+fn report(message: impl std::fmt::Display) {
+    // Nothing sensible is left to do when standard error is gone.
+    let _ = writeln!(io::stderr().lock(), "arrow-tensor: {message}");
+}
+
+fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
+    match cli.command {
+        Command::Inspect { read, files } => inspect::run(&files, read.options(), out),
+        Command::Dump {
+            json: _,
+            read,
+            file,
+        } => dump::run(&file, read.options(), out),
+        Command::Validate { read, files } => validate::run(&files, read.options(), out),
+        Command::Convert {
+            read,
+            allow_non_arrow,
+            csf_lengths,
+            input,
+            output,
+        } => {
+            let options = arrow_tensor_ipc::WriteOptions {
+                csf_lengths: match csf_lengths {
+                    CsfLengthsArg::Elements => arrow_tensor_ipc::CsfLengths::Elements,
+                    CsfLengthsArg::Bytes => arrow_tensor_ipc::CsfLengths::Bytes,
+                },
+                arrow_compatible: !allow_non_arrow,
+            };
+            convert::run(&input, &output, read.options(), options, out)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    // Usage errors exit with status 2, --help and --version with 0 (clap's defaults).
+    let cli = Cli::parse();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let result = run(cli, &mut out).and_then(|outcome| out.flush().map(|()| outcome));
+    match result {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::Failed) => ExitCode::from(1),
+        // A closed pipe (`arrow-tensor dump f | head`) is not worth a message.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(1),
+        Err(e) => {
+            report(format_args!("cannot write to standard output: {e}"));
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! Dense [`Tensor`] to any sparse layout: one pass over the elements in memory order.
+//!
+//! The elements are visited in the order they lie in memory (dimensions by decreasing
+//! stride), so a row-major tensor is read front to back and a column-major one too; the
+//! innermost dimension is scanned 64 elements at a time into a bit mask of non-zeros whose
+//! set bits are then emitted (no branch per element). The entries come out sorted in that
+//! memory order, and [`Entries::finish`] re-sorts them with counting sorts only where the
+//! target layout needs another order (for a row-major matrix: none for COO, CSR and CSF,
+//! one pass for CSC).
+
+use super::entries::{check_rank, dispatch_work, needs_wide, Entries};
+use super::ConvertOptions;
+use crate::array::typed;
+use crate::error::Result;
+use crate::tensor::row_major_strides;
+use crate::types::{NativeIndex, NativeValue};
+use crate::{SparseFormat, SparseTensor, Tensor};
+use arrow_buffer::Buffer;
+
+/// Converts a dense tensor to `format`.
+pub(crate) fn from_dense(
+    t: &Tensor,
+    format: SparseFormat,
+    opts: &ConvertOptions,
+) -> Result<SparseTensor> {
+    let shape = t.shape();
+    check_rank(format, shape.len())?;
+    let csf_order = match format {
+        SparseFormat::Csf => opts.axis_order.resolve(shape)?,
+        _ => Vec::new(),
+    };
+    let wide = needs_wide(shape)?;
+    let (data, es) = element_view(t);
+    crate::dispatch_value!(t.value_type(), T => {
+        let elements = typed::<T>(&data).unwrap_or_default();
+        dispatch_work!(wide, W => {
+            let entries = scan::<T, W>(elements, shape, &es);
+            entries.finish(format, shape, t.dim_names(), opts.index_type, &csf_order)
+        })
+    })
+}
+
+/// The data as an aligned buffer of whole elements with element strides: the tensor's own
+/// buffer when possible, else a row-major copy.
+fn element_view(t: &Tensor) -> (Buffer, Vec<usize>) {
+    let w = t.value_type().byte_width();
+    let data = t.data();
+    let strides_whole = t
+        .shape()
+        .iter()
+        .zip(t.strides())
+        .all(|(&d, &s)| d <= 1 || s % w == 0);
+    let aligned = data.is_empty() || (data.as_ptr() as usize) % w == 0;
+    if strides_whole && aligned && data.len() % w == 0 {
+        let es = t
+            .shape()
+            .iter()
+            .zip(t.strides())
+            .map(|(&d, &s)| if d <= 1 { 0 } else { s / w })
+            .collect();
+        return (data.clone(), es);
+    }
+    // Copy into a fresh (64-byte aligned) buffer in row-major order.
+    let copy = Buffer::from_slice_ref(t.row_major_bytes().as_slice());
+    (copy, row_major_strides(t.shape(), 1))
+}
+
+/// Row template of `N` coordinates (a fixed array) or of any length (a vector).
+trait Template<W>: AsRef<[W]> + AsMut<[W]> {}
+impl<W, const N: usize> Template<W> for [W; N] {}
+impl<W> Template<W> for Vec<W> {}
+
+/// The non-zero entries of a strided tensor, in memory order.
+fn scan<T: NativeValue, W: NativeIndex>(
+    data: &[T],
+    shape: &[usize],
+    es: &[usize],
+) -> Entries<T, W> {
+    let ndim = shape.len();
+    // Walk the dimensions of size > 1 by decreasing stride (stable: ties keep dimension
+    // order); dimensions of size 1 stay at coordinate 0.
+    let mut walk: Vec<usize> = (0..ndim).filter(|&d| shape[d] > 1).collect();
+    walk.sort_by(|&a, &b| es[b].cmp(&es[a]));
+    let mut e = Entries {
+        ndim,
+        coords: Vec::new(),
+        values: Vec::new(),
+        order: Some(walk.clone()),
+    };
+    if shape.contains(&0) {
+        return e;
+    }
+    // Room for the expected entries up front: growing by doubling would copy them.
+    let total: usize = shape.iter().product();
+    let expected = estimate_nnz(data, total);
+    // Only a hint: without the memory, the vectors grow as they go.
+    let _ = e.coords.try_reserve_exact(expected * ndim);
+    let _ = e.values.try_reserve_exact(expected);
+    match ndim {
+        1 => scan_with(data, shape, es, &walk, [W::default(); 1], &mut e),
+        2 => scan_with(data, shape, es, &walk, [W::default(); 2], &mut e),
+        3 => scan_with(data, shape, es, &walk, [W::default(); 3], &mut e),
+        4 => scan_with(data, shape, es, &walk, [W::default(); 4], &mut e),
+        _ => scan_with(data, shape, es, &walk, vec![W::default(); ndim], &mut e),
+    }
+    e
+}
+
+/// Entries are staged in fixed buffers (indexed writes, no capacity check per entry) and
+/// appended to the result in batches of about this many.
+const STAGE: usize = 1024;
+
+/// The staging buffers: room for `STAGE + 64` entries.
+struct Stage<T, W> {
+    coords: Vec<W>,
+    values: Vec<T>,
+    len: usize,
+}
+
+impl<T: NativeValue, W: NativeIndex> Stage<T, W> {
+    fn new(ndim: usize) -> Self {
+        Stage {
+            coords: vec![W::default(); (STAGE + 64) * ndim],
+            values: vec![T::ZERO; STAGE + 64],
+            len: 0,
+        }
+    }
+
+    fn flush(&mut self, ndim: usize, e: &mut Entries<T, W>) {
+        e.coords.extend_from_slice(&self.coords[..self.len * ndim]);
+        e.values.extend_from_slice(&self.values[..self.len]);
+        self.len = 0;
+    }
+}
+
+fn scan_with<T: NativeValue, W: NativeIndex, R: Template<W>>(
+    data: &[T],
+    shape: &[usize],
+    es: &[usize],
+    walk: &[usize],
+    mut row: R,
+    e: &mut Entries<T, W>,
+) {
+    let ndim = row.as_ref().len();
+    let Some((&inner, outer)) = walk.split_last() else {
+        // Every dimension has size 1 (or rank 0): one element.
+        if let Some(&v) = data.first() {
+            if !v.is_zero() {
+                e.coords.extend_from_slice(row.as_ref());
+                e.values.push(v);
+            }
+        }
+        return;
+    };
+    let (len, stride) = (shape[inner], es[inner]);
+    let mut stage = Stage::new(ndim);
+    let mut idx = vec![0usize; outer.len()];
+    let mut base = 0usize;
+    loop {
+        for (&d, &i) in outer.iter().zip(&idx) {
+            row.as_mut()[d] = W::usize_as(i);
+        }
+        if stride == 1 {
+            scan_line(&data[base..base + len], len, 1, inner, &mut row, &mut stage, e);
+        } else {
+            scan_line(&data[base..], len, stride, inner, &mut row, &mut stage, e);
+        }
+        // Next position of the outer dimensions (odometer, last one fastest).
+        let mut k = outer.len();
+        loop {
+            if k == 0 {
+                stage.flush(ndim, e);
+                return;
+            }
+            k -= 1;
+            let d = outer[k];
+            idx[k] += 1;
+            base += es[d];
+            if idx[k] < shape[d] {
+                break;
+            }
+            base -= es[d] * shape[d];
+            idx[k] = 0;
+        }
+    }
+}
+
+/// A capacity hint for the number of non-zeros of a large tensor: the density of 256
+/// windows of 64 elements spread over the data, times the element count, plus 1/8.
+fn estimate_nnz<T: NativeValue>(data: &[T], total: usize) -> usize {
+    const WINDOWS: usize = 256;
+    const WIDTH: usize = 64;
+    if total < 1 << 16 || data.len() < WINDOWS * WIDTH {
+        return 0;
+    }
+    let step = data.len() / WINDOWS;
+    let seen: usize = (0..WINDOWS)
+        .map(|k| non_zero_mask(&data[k * step..k * step + WIDTH]).count_ones() as usize)
+        .sum();
+    let density = seen as f64 / (WINDOWS * WIDTH) as f64;
+    ((density * 1.125 * total as f64) as usize + 1024).min(total)
+}
+
+/// Bit `b` set when `chunk[b]` is a non-zero (`chunk.len() <= 64`).
+#[inline(always)]
+fn non_zero_mask<T: NativeValue>(chunk: &[T]) -> u64 {
+    let mut mask = 0u64;
+    for (b, v) in chunk.iter().enumerate() {
+        mask |= u64::from(!v.is_zero()) << b;
+    }
+    mask
+}
+
+/// Scans one line of the innermost walked dimension: `len` elements `stride` apart from
+/// the start of `data`, staging its non-zeros.
+#[inline(always)]
+fn scan_line<T: NativeValue, W: NativeIndex, R: Template<W>>(
+    data: &[T],
+    len: usize,
+    stride: usize,
+    inner: usize,
+    row: &mut R,
+    stage: &mut Stage<T, W>,
+    e: &mut Entries<T, W>,
+) {
+    let n = row.as_ref().len();
+    let mut gathered = [T::ZERO; 64];
+    let mut j0 = 0;
+    while j0 < len {
+        let m = (len - j0).min(64);
+        let chunk: &[T] = if stride == 1 {
+            &data[j0..j0 + m]
+        } else {
+            for (k, slot) in gathered[..m].iter_mut().enumerate() {
+                *slot = data[(j0 + k) * stride];
+            }
+            &gathered[..m]
+        };
+        let mut mask = non_zero_mask(chunk);
+        if stage.len > STAGE {
+            stage.flush(n, e);
+        }
+        let mut k = stage.len;
+        let (coords, values) = (&mut stage.coords[..], &mut stage.values[..]);
+        while mask != 0 {
+            let b = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            row.as_mut()[inner] = W::usize_as(j0 + b);
+            coords[k * n..(k + 1) * n].copy_from_slice(row.as_ref());
+            values[k] = chunk[b];
+            k += 1;
+        }
+        stage.len = k;
+        j0 += m;
+    }
+}

@@ -1,0 +1,96 @@
+//! What a caller controls in a conversion: [`ConvertOptions`] and [`CsfAxisOrder`].
+
+use crate::error::{fail, ErrorKind, Result};
+use crate::types::IndexType;
+
+/// The order in which a CSF result stores the dimensions (its `axisOrder`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum CsfAxisOrder {
+    /// `0, 1, .., ndim - 1` (the default, as the seed CSF layout recommends): leaves come
+    /// out in row-major order.
+    #[default]
+    Identity,
+    /// Arrow C++'s choice: dimensions by ascending size, ties broken by dimension number
+    /// (what `SparseCSFTensor::Make` produces from a dense tensor).
+    AscendingSize,
+    /// An explicit permutation of `0..ndim`.
+    Explicit(Vec<usize>),
+}
+
+impl CsfAxisOrder {
+    /// The permutation for a shape. Fails when an explicit order is not a permutation of
+    /// `0..shape.len()`.
+    pub fn resolve(&self, shape: &[usize]) -> Result<Vec<usize>> {
+        let n = shape.len();
+        match self {
+            CsfAxisOrder::Identity => Ok((0..n).collect()),
+            CsfAxisOrder::AscendingSize => {
+                let mut order: Vec<usize> = (0..n).collect();
+                // Stable: equal sizes keep their dimension order.
+                order.sort_by_key(|&d| shape[d]);
+                Ok(order)
+            }
+            CsfAxisOrder::Explicit(order) => {
+                let mut seen = vec![false; n];
+                let ok = order.len() == n
+                    && order
+                        .iter()
+                        .all(|&d| d < n && !std::mem::replace(&mut seen[d], true));
+                if !ok {
+                    return fail(ErrorKind::NotAPermutation(
+                        order.iter().map(|&d| d as i64).collect(),
+                    ));
+                }
+                Ok(order.clone())
+            }
+        }
+    }
+}
+
+/// Options of the conversions in [`crate::convert`].
+///
+/// ```
+/// use arrow_tensor_ipc::convert::{ConvertOptions, CsfAxisOrder};
+/// use arrow_tensor_ipc::IndexType;
+/// let opts = ConvertOptions::default()
+///     .with_index_type(IndexType::Int64)
+///     .with_axis_order(CsfAxisOrder::AscendingSize);
+/// assert_eq!(opts.index_type, Some(IndexType::Int64));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConvertOptions {
+    /// The integer type of every index array of the result. `None` (the default) picks the
+    /// narrowest of int8, int16, int32 and int64 that holds every dimension size, the
+    /// number of stored values and the length of every index array of the result: the
+    /// narrowest type Arrow C++ reads the result with. An explicit type must hold every
+    /// coordinate of the shape and, for CSR, CSC and CSF, the number of stored values;
+    /// otherwise the conversion fails with [`ErrorKind::IndexTypeTooNarrow`].
+    pub index_type: Option<IndexType>,
+    /// The dimension order of a CSF result (ignored by the other layouts).
+    pub axis_order: CsfAxisOrder,
+    /// Sparse to sparse conversions keep every stored value, zeros included (a stored
+    /// zero is data, as in scipy). With `drop_zeros`, stored values that are zeros (after
+    /// duplicates are summed) are left out, by the same rule dense inputs follow: see
+    /// [`crate::convert`]. Dense inputs never store zeros, whatever this says.
+    pub drop_zeros: bool,
+}
+
+impl ConvertOptions {
+    /// Sets [`ConvertOptions::index_type`] to an explicit type.
+    pub fn with_index_type(mut self, index_type: IndexType) -> Self {
+        self.index_type = Some(index_type);
+        self
+    }
+
+    /// Sets [`ConvertOptions::axis_order`].
+    pub fn with_axis_order(mut self, axis_order: CsfAxisOrder) -> Self {
+        self.axis_order = axis_order;
+        self
+    }
+
+    /// Sets [`ConvertOptions::drop_zeros`].
+    pub fn with_drop_zeros(mut self, drop_zeros: bool) -> Self {
+        self.drop_zeros = drop_zeros;
+        self
+    }
+}

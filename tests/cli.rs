@@ -1,0 +1,935 @@
+//! Integration tests of the `arrow-tensor` command-line tool.
+
+use arrow_buffer::Buffer;
+use arrow_tensor_ipc::{
+    decode_message, CsfLengths, DecodedMessage, Message, MessageIter, MessageWriter, ReadOptions,
+    SparseTensor, Tensor, ValueType, WriteOptions,
+};
+use half::f16;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const BIN: &str = env!("CARGO_BIN_EXE_arrow-tensor");
+
+/// A file under the temporary directory, removed on drop.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(tag: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let name = format!("arrow-tensor-cli-{}-{n}-{tag}.arrows", std::process::id());
+        let path = std::env::temp_dir().join(name);
+        let _ = std::fs::remove_file(&path);
+        TempFile(path)
+    }
+
+    fn with_bytes(tag: &str, bytes: &[u8]) -> Self {
+        let f = Self::new(tag);
+        std::fs::write(&f.0, bytes).unwrap();
+        f
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        std::fs::read(&self.0).unwrap()
+    }
+
+    fn name(&self) -> String {
+        self.0.display().to_string()
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn stream(messages: &[Message], options: WriteOptions) -> Vec<u8> {
+    let mut w = MessageWriter::new(Vec::new(), options);
+    for m in messages {
+        w.write(m).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+fn write_file(tag: &str, messages: &[Message]) -> TempFile {
+    TempFile::with_bytes(tag, &stream(messages, WriteOptions::default()))
+}
+
+fn non_arrow() -> WriteOptions {
+    WriteOptions {
+        arrow_compatible: false,
+        ..WriteOptions::default()
+    }
+}
+
+fn run(args: &[&str], files: &[&Path]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args);
+    for f in files {
+        cmd.arg(f);
+    }
+    let out = cmd.output().expect("run arrow-tensor");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("panicked"),
+        "arrow-tensor {args:?} panicked: {stderr}"
+    );
+    out
+}
+
+fn code(out: &Output) -> i32 {
+    out.status
+        .code()
+        .expect("exit code (not killed by a signal)")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+/// Runs `dump --json` and parses every line.
+fn dump(file: &Path, permissive: bool) -> (Vec<Value>, Output) {
+    let args: &[&str] = if permissive {
+        &["dump", "--json", "--permissive"]
+    } else {
+        &["dump", "--json"]
+    };
+    let out = run(args, &[file]);
+    let lines = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l}: {e}")))
+        .collect();
+    (lines, out)
+}
+
+fn dump_ok(file: &Path) -> Vec<Value> {
+    let (lines, out) = dump(file, false);
+    assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
+    lines
+}
+
+fn decode_all(bytes: &[u8], options: ReadOptions) -> Vec<DecodedMessage> {
+    MessageIter::new(bytes::Bytes::from(bytes.to_vec()), options)
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn ints(v: &Value) -> Vec<i64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_i64().unwrap_or_else(|| panic!("not an i64: {x}")))
+        .collect()
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap_or_else(|| panic!("not a number: {x}")))
+        .collect()
+}
+
+fn nested_ints(v: &Value) -> Vec<Vec<i64>> {
+    v.as_array().unwrap().iter().map(ints).collect()
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+// Sample messages.
+
+fn dense() -> Tensor {
+    Tensor::from_vec(vec![2, 3], vec![1i32, -2, 3, 4, 5, i32::MIN])
+        .unwrap()
+        .with_dim_names(["rows", "cols"])
+        .unwrap()
+}
+
+/// A float64 2 x 3 tensor stored column-major: logical [[1, 2, 3], [4, 5, 6]].
+fn column_major() -> Tensor {
+    let data = Buffer::from_vec(vec![1.0f64, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    Tensor::try_new(ValueType::Float64, vec![2, 3], vec![8, 16], data).unwrap()
+}
+
+fn coo() -> SparseTensor {
+    SparseTensor::coo(&[4, 4], vec![0i64, 1, 2, 0, 3, 3], vec![1.5f32, -0.5, 2.0])
+        .unwrap()
+        .with_dim_names(["", "j"])
+        .unwrap()
+}
+
+fn csr() -> SparseTensor {
+    SparseTensor::csr([2, 3], vec![0i32, 1, 2], vec![2, 0], vec![7u8, 9]).unwrap()
+}
+
+fn csc() -> SparseTensor {
+    SparseTensor::csc([2, 3], vec![0i16, 1, 1, 2], vec![1, 0], vec![3i64, -4]).unwrap()
+}
+
+/// Shape [2, 3, 4] with (0,0,1) = 1, (0,2,3) = 2, (1,1,0) = 3.
+fn csf() -> SparseTensor {
+    SparseTensor::csf(
+        &[2, 3, 4],
+        vec![0, 1, 2],
+        vec![vec![0i64, 2, 3], vec![0, 1, 2, 3]],
+        vec![vec![0, 1], vec![0, 2, 1], vec![1, 3, 0]],
+        vec![1.0f64, 2.0, 3.0],
+    )
+    .unwrap()
+}
+
+fn samples() -> Vec<Message> {
+    vec![
+        dense().into(),
+        column_major().into(),
+        coo().into(),
+        csr().into(),
+        csc().into(),
+        csf().into(),
+    ]
+}
+
+fn dense_of(m: &Value) -> Vec<i64> {
+    ints(&m["dense"])
+}
+
+#[test]
+fn dump_every_layout() {
+    let file = write_file("layouts", &samples());
+    let lines = dump_ok(file.path());
+    assert_eq!(lines.len(), 6);
+    let decoded = decode_all(&file.bytes(), ReadOptions::strict());
+    for (line, d) in lines.iter().zip(&decoded) {
+        assert_eq!(line["offset"].as_u64(), Some(d.offset));
+        assert_eq!(line["metadata_version"], "V5");
+        assert_eq!(
+            line["metadata_length"].as_u64(),
+            Some(d.metadata_length as u64)
+        );
+        assert_eq!(line["body_length"].as_u64(), Some(d.body_length));
+    }
+
+    let t = &lines[0];
+    assert_eq!(t["offset"], 0);
+    assert_eq!(t["kind"], "tensor");
+    assert_eq!(t["type"], "int32");
+    assert_eq!(ints(&t["shape"]), [2, 3]);
+    assert_eq!(strings(&t["dim_names"]), ["rows", "cols"]);
+    assert_eq!(ints(&t["strides"]), [12, 4]);
+    assert_eq!(ints(&t["values"]), [1, -2, 3, 4, 5, i32::MIN as i64]);
+    assert!(t.get("nnz").is_none());
+
+    let t = &lines[1];
+    assert_eq!(t["type"], "float64");
+    assert_eq!(strings(&t["dim_names"]), ["", ""]);
+    assert_eq!(ints(&t["strides"]), [8, 16]);
+    assert_eq!(floats(&t["values"]), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+
+    let t = &lines[2];
+    assert_eq!(t["kind"], "sparse_tensor");
+    assert_eq!(t["type"], "float32");
+    assert_eq!(t["format"], "COO");
+    assert_eq!(t["nnz"], 3);
+    assert_eq!(strings(&t["dim_names"]), ["", "j"]);
+    assert_eq!(t["index_type"], "int64");
+    assert_eq!(t["is_canonical"], true);
+    assert_eq!(nested_ints(&t["coords"]), [[0, 1], [2, 0], [3, 3]]);
+    assert_eq!(floats(&t["values"]), [1.5, -0.5, 2.0]);
+    let mut expect = vec![0.0; 16];
+    expect[1] = 1.5;
+    expect[8] = -0.5;
+    expect[15] = 2.0;
+    assert_eq!(floats(&t["dense"]), expect);
+    assert!(t.get("strides").is_none());
+
+    let t = &lines[3];
+    assert_eq!(t["format"], "CSR");
+    assert_eq!(t["type"], "uint8");
+    assert_eq!(t["indptr_type"], "int32");
+    assert_eq!(t["indices_type"], "int32");
+    assert_eq!(ints(&t["indptr"]), [0, 1, 2]);
+    assert_eq!(ints(&t["indices"]), [2, 0]);
+    assert_eq!(ints(&t["values"]), [7, 9]);
+    assert_eq!(dense_of(t), [0, 0, 7, 9, 0, 0]);
+
+    let t = &lines[4];
+    assert_eq!(t["format"], "CSC");
+    assert_eq!(t["type"], "int64");
+    assert_eq!(t["indptr_type"], "int16");
+    assert_eq!(ints(&t["indptr"]), [0, 1, 1, 2]);
+    assert_eq!(ints(&t["indices"]), [1, 0]);
+    assert_eq!(ints(&t["values"]), [3, -4]);
+    assert_eq!(dense_of(t), [0, 0, -4, 3, 0, 0]);
+
+    let t = &lines[5];
+    assert_eq!(t["format"], "CSF");
+    assert_eq!(t["nnz"], 3);
+    assert_eq!(t["indptr_type"], "int64");
+    assert_eq!(t["indices_type"], "int64");
+    assert_eq!(ints(&t["axis_order"]), [0, 1, 2]);
+    assert_eq!(nested_ints(&t["indptr"]), [vec![0, 2, 3], vec![0, 1, 2, 3]]);
+    assert_eq!(
+        nested_ints(&t["indices"]),
+        [vec![0, 1], vec![0, 2, 1], vec![1, 3, 0]]
+    );
+    assert_eq!(floats(&t["values"]), [1.0, 2.0, 3.0]);
+    let dense = floats(&t["dense"]);
+    assert_eq!(dense.len(), 24);
+    for (i, v) in dense.iter().enumerate() {
+        let want = match i {
+            1 => 1.0,
+            11 => 2.0,
+            16 => 3.0,
+            _ => 0.0,
+        };
+        assert_eq!(*v, want, "dense[{i}]");
+    }
+}
+
+#[test]
+fn dump_key_order_is_stable() {
+    let file = write_file("order", &[csr().into()]);
+    let out = run(&["dump", "--json"], &[file.path()]);
+    let text = stdout(&out);
+    let keys = [
+        "\"offset\"",
+        "\"kind\"",
+        "\"metadata_version\"",
+        "\"metadata_length\"",
+        "\"body_length\"",
+        "\"type\"",
+        "\"shape\"",
+        "\"dim_names\"",
+        "\"nnz\"",
+        "\"format\"",
+        "\"indptr_type\"",
+        "\"indices_type\"",
+        "\"indptr\"",
+        "\"indices\"",
+        "\"values\"",
+        "\"dense\"",
+    ];
+    let positions: Vec<usize> = keys.iter().map(|k| text.find(k).unwrap()).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{text}");
+    // `--json` is optional.
+    assert_eq!(stdout(&run(&["dump"], &[file.path()])), text);
+}
+
+#[test]
+fn floats_nan_infinity_and_negative_zero() {
+    let f64s = vec![
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -0.0,
+        0.1,
+        1e300,
+        5e-324,
+    ];
+    let f32s = vec![f32::NAN, f32::NEG_INFINITY, 0.1f32, -0.0, f32::MAX];
+    let f16s = vec![
+        f16::NAN,
+        f16::INFINITY,
+        f16::from_f32(0.1),
+        f16::MAX,
+        f16::NEG_ZERO,
+    ];
+    let file = write_file(
+        "floats",
+        &[
+            Tensor::from_vec(vec![7], f64s.clone()).unwrap().into(),
+            Tensor::from_vec(vec![5], f32s.clone()).unwrap().into(),
+            Tensor::from_vec(vec![5], f16s.clone()).unwrap().into(),
+            SparseTensor::coo(&[3], vec![0i32, 2], vec![f64::NAN, f64::NEG_INFINITY])
+                .unwrap()
+                .into(),
+        ],
+    );
+    let out = run(&["dump", "--json"], &[file.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let typed: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // serde_json's parser may miss by one ulp (without its `float_roundtrip` feature), so
+    // compare the printed numbers with Rust's correctly rounded parser.
+    let check = |line: &str, key: &str, want: &[f64]| {
+        let got = raw_array(line, key);
+        assert_eq!(got.len(), want.len(), "{line}");
+        for (g, w) in got.iter().zip(want) {
+            if w.is_nan() {
+                assert_eq!(g, "\"NaN\"");
+            } else if *w == f64::INFINITY {
+                assert_eq!(g, "\"Infinity\"");
+            } else if *w == f64::NEG_INFINITY {
+                assert_eq!(g, "\"-Infinity\"");
+            } else {
+                let v: f64 = g.parse().unwrap_or_else(|e| panic!("{g}: {e}"));
+                assert_eq!(v.to_bits(), w.to_bits(), "{g} != {w}");
+            }
+        }
+    };
+    check(lines[0], "values", &f64s);
+    assert!(raw_array(lines[0], "values").contains(&"-0.0".to_string()));
+    assert_eq!(typed[1]["type"], "float32");
+    let want: Vec<f64> = f32s.iter().map(|&v| v as f64).collect();
+    check(lines[1], "values", &want);
+    assert_eq!(typed[2]["type"], "float16");
+    let want: Vec<f64> = f16s.iter().map(|v| v.to_f64()).collect();
+    check(lines[2], "values", &want);
+    check(lines[3], "values", &[f64::NAN, f64::NEG_INFINITY]);
+    check(lines[3], "dense", &[f64::NAN, 0.0, f64::NEG_INFINITY]);
+    assert_eq!(typed[3]["values"][0], "NaN");
+}
+
+/// The elements of the flat array under `key` in a JSON line, as printed.
+fn raw_array(line: &str, key: &str) -> Vec<String> {
+    let start = line
+        .find(&format!("\"{key}\":["))
+        .unwrap_or_else(|| panic!("no {key} in {line}"))
+        + key.len()
+        + 4;
+    let end = start + line[start..].find(']').unwrap();
+    line[start..end]
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn integers_are_exact() {
+    let big = vec![0u64, i64::MAX as u64 + 1, u64::MAX, 9_007_199_254_740_993];
+    let sparse = SparseTensor::coo(&[3], vec![0u64, 2], vec![u64::MAX, 1]).unwrap();
+    let bytes = stream(
+        &[
+            Tensor::from_vec(vec![4], big.clone()).unwrap().into(),
+            Tensor::from_vec(vec![2], vec![i64::MIN, i64::MAX])
+                .unwrap()
+                .into(),
+            sparse.into(),
+        ],
+        non_arrow(),
+    );
+    let file = TempFile::with_bytes("ints", &bytes);
+    let lines = dump_ok(file.path());
+    let u64s = |v: &Value| -> Vec<u64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(lines[0]["type"], "uint64");
+    assert_eq!(u64s(&lines[0]["values"]), big);
+    assert_eq!(ints(&lines[1]["values"]), [i64::MIN, i64::MAX]);
+    assert_eq!(lines[2]["index_type"], "uint64");
+    assert_eq!(u64s(&lines[2]["values"]), [u64::MAX, 1]);
+    assert_eq!(u64s(&lines[2]["dense"]), [u64::MAX, 0, 1]);
+    assert!(stdout(&run(&["dump"], &[file.path()])).contains("18446744073709551615"));
+}
+
+#[test]
+fn uint64_coordinate_above_i64_max_is_exact_in_permissive_mode() {
+    let sparse = SparseTensor::coo(&[3, 3], vec![0u64, 1, 2, 2], vec![5i8, 6]).unwrap();
+    let mut bytes = stream(&[sparse.into()], non_arrow());
+    let body = decode_message(&bytes::Bytes::from(bytes.clone()), &ReadOptions::default())
+        .unwrap()
+        .unwrap()
+        .body_offset;
+    // The coordinate matrix is the first body buffer: patch entry 1, dimension 1.
+    let at = body + 3 * 8;
+    assert_eq!(bytes[at..at + 8], 2u64.to_le_bytes());
+    bytes[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    let file = TempFile::with_bytes("u64coord", &bytes);
+
+    let (lines, out) = dump(file.path(), true);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let coords = &lines[0]["coords"];
+    assert_eq!(coords[0][0], 0);
+    assert_eq!(coords[1][1].as_u64(), Some(u64::MAX));
+    assert!(stdout(&out).contains("[2,18446744073709551615]"));
+    assert!(lines[0]["dense"].is_null());
+    assert!(lines[0]["dense_error"]
+        .as_str()
+        .unwrap()
+        .contains("out of bounds"));
+
+    let out = run(&["validate"], &[file.path()]);
+    assert_eq!(code(&out), 1);
+}
+
+#[test]
+fn rank_zero() {
+    let file = write_file(
+        "rank0",
+        &[Tensor::from_vec(vec![], vec![42i16]).unwrap().into()],
+    );
+    let lines = dump_ok(file.path());
+    let t = &lines[0];
+    assert_eq!(t["kind"], "tensor");
+    assert_eq!(ints(&t["shape"]), Vec::<i64>::new());
+    assert_eq!(strings(&t["dim_names"]), Vec::<String>::new());
+    assert_eq!(ints(&t["strides"]), Vec::<i64>::new());
+    assert_eq!(ints(&t["values"]), [42]);
+    let out = run(&["inspect"], &[file.path()]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("shape []"), "{}", stdout(&out));
+}
+
+#[test]
+fn rank_zero_sparse() {
+    let t = SparseTensor::coo::<f64, i64>(&[], vec![], vec![2.5]).unwrap();
+    let file = write_file("rank0sparse", &[t.into()]);
+    let lines = dump_ok(file.path());
+    let t = &lines[0];
+    assert_eq!(t["format"], "COO");
+    assert_eq!(t["nnz"], 1);
+    assert_eq!(t["coords"], serde_json::json!([[]]));
+    assert_eq!(floats(&t["values"]), [2.5]);
+    assert_eq!(floats(&t["dense"]), [2.5]);
+}
+
+#[test]
+fn empty_and_large_sparse() {
+    // No stored value, and a tensor too large for `dense`.
+    let empty = SparseTensor::csr([2, 2], vec![0i32, 0, 0], vec![], Vec::<f32>::new()).unwrap();
+    let large = SparseTensor::coo(&[1000, 1000], vec![5i32, 7], vec![1u16]).unwrap();
+    let file = write_file("emptylarge", &[empty.into(), large.into()]);
+    let lines = dump_ok(file.path());
+    assert_eq!(lines[0]["nnz"], 0);
+    assert_eq!(floats(&lines[0]["values"]), Vec::<f64>::new());
+    assert_eq!(floats(&lines[0]["dense"]), [0.0; 4]);
+    assert_eq!(nested_ints(&lines[1]["coords"]), [[5, 7]]);
+    assert!(lines[1]["dense"].is_null());
+    assert!(lines[1].get("dense_error").is_none());
+}
+
+/// A 4 x 4 COO whose last coordinate is patched to 99 (still sorted, out of bounds).
+fn out_of_bounds_coo() -> TempFile {
+    let mut bytes = stream(&[coo().into()], WriteOptions::default());
+    let body = decode_message(&bytes::Bytes::from(bytes.clone()), &ReadOptions::default())
+        .unwrap()
+        .unwrap()
+        .body_offset;
+    let at = body + 5 * 8;
+    assert_eq!(bytes[at..at + 8], 3i64.to_le_bytes());
+    bytes[at..at + 8].copy_from_slice(&99i64.to_le_bytes());
+    TempFile::with_bytes("oobcoo", &bytes)
+}
+
+#[test]
+fn strict_and_permissive_on_out_of_bounds_coordinate() {
+    let file = out_of_bounds_coo();
+
+    let out = run(&["validate"], &[file.path()]);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    assert!(err.contains(&file.name()), "{err}");
+    assert!(err.contains("message at byte 0"), "{err}");
+    assert!(err.contains("out of bounds"), "{err}");
+    assert!(stdout(&out).contains("INVALID"));
+
+    let out = run(&["validate", "--permissive"], &[file.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        format!("{}: 1 message OK", file.name())
+    );
+
+    let (lines, out) = dump(file.path(), false);
+    assert_eq!(code(&out), 1);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["offset"], 0);
+    assert!(lines[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("out of bounds"));
+    assert_eq!(lines[0].as_object().unwrap().len(), 2);
+
+    let (lines, out) = dump(file.path(), true);
+    assert_eq!(code(&out), 0);
+    assert_eq!(nested_ints(&lines[0]["coords"]), [[0, 1], [2, 0], [3, 99]]);
+    assert!(lines[0]["dense"].is_null());
+    assert!(lines[0]["dense_error"].as_str().unwrap().contains("99"));
+
+    // inspect reads strictly too.
+    assert_eq!(code(&run(&["inspect"], &[file.path()])), 1);
+    assert_eq!(code(&run(&["inspect", "--permissive"], &[file.path()])), 0);
+
+    // convert keeps the bad coordinate in permissive mode only.
+    let out_file = TempFile::new("oobcoo-out");
+    let out = run(&["convert"], &[file.path(), out_file.path()]);
+    assert_eq!(code(&out), 1);
+    assert!(!out_file.path().exists(), "partial output left behind");
+    let out = run(
+        &["convert", "--permissive"],
+        &[file.path(), out_file.path()],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let (lines, _) = dump(out_file.path(), true);
+    assert_eq!(nested_ints(&lines[0]["coords"]), [[0, 1], [2, 0], [3, 99]]);
+}
+
+/// The CSR sample with indptr patched from [0, 1, 2] to [0, 2, 1].
+fn decreasing_indptr() -> TempFile {
+    let mut bytes = stream(&[csr().into()], WriteOptions::default());
+    let body = decode_message(&bytes::Bytes::from(bytes.clone()), &ReadOptions::default())
+        .unwrap()
+        .unwrap()
+        .body_offset;
+    assert_eq!(bytes[body..body + 12], [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]);
+    bytes[body + 4] = 2;
+    bytes[body + 8] = 1;
+    TempFile::with_bytes("badindptr", &bytes)
+}
+
+#[test]
+fn validate_good_and_bad_files() {
+    let good = write_file("good", &samples());
+    let out = run(&["validate"], &[good.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        format!("{}: 6 messages OK", good.name())
+    );
+    assert!(stderr(&out).is_empty());
+
+    let bad = decreasing_indptr();
+    let out = run(&["validate"], &[good.path(), bad.path()]);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    assert!(text.contains(&format!("{}: 6 messages OK", good.name())));
+    assert!(text.contains(&format!("{}: INVALID", bad.name())), "{text}");
+    let err = stderr(&out);
+    assert!(err.contains(&bad.name()), "{err}");
+    assert!(err.contains("message at byte 0"), "{err}");
+    assert!(err.contains("non-decreasing"), "{err}");
+
+    // Permissive reading accepts the structure; expanding it fails.
+    let out = run(&["validate", "--permissive"], &[bad.path()]);
+    assert_eq!(code(&out), 0);
+    let (lines, out) = dump(bad.path(), true);
+    assert_eq!(code(&out), 0);
+    assert_eq!(ints(&lines[0]["indptr"]), [0, 2, 1]);
+    assert!(lines[0]["dense"].is_null());
+    assert!(lines[0]["dense_error"].is_string());
+}
+
+#[test]
+fn truncated_file() {
+    let bytes = stream(&[dense().into(), coo().into()], WriteOptions::default());
+    let second = decode_all(&bytes, ReadOptions::strict())[1].offset;
+    let file = TempFile::with_bytes("truncated", &bytes[..bytes.len() - 20]);
+
+    let out = run(&["validate"], &[file.path()]);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    assert!(err.contains(&format!("message at byte {second}")), "{err}");
+    assert!(err.contains("truncated"), "{err}");
+    assert!(stdout(&out).contains("after 1 valid message"));
+
+    let (lines, out) = dump(file.path(), false);
+    assert_eq!(code(&out), 1);
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["kind"], "tensor");
+    assert_eq!(lines[1]["offset"].as_u64(), Some(second));
+    assert!(lines[1]["error"].as_str().unwrap().contains("truncated"));
+
+    let out = run(&["inspect"], &[file.path()]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout(&out).lines().count(), 2);
+}
+
+#[test]
+fn empty_missing_and_garbage_files() {
+    let empty = TempFile::with_bytes("empty", &[]);
+    let out = run(&["validate"], &[empty.path()]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("0 messages OK"));
+    let (lines, out) = dump(empty.path(), false);
+    assert_eq!(code(&out), 0);
+    assert!(lines.is_empty());
+
+    let missing = TempFile::new("missing");
+    for args in [&["validate"][..], &["dump"], &["inspect"]] {
+        let out = run(args, &[missing.path()]);
+        assert_eq!(code(&out), 1, "{args:?}");
+        assert!(stderr(&out).contains(&missing.name()));
+    }
+
+    let garbage = TempFile::with_bytes("garbage", b"this is not an Arrow message at all, sorry");
+    let out = run(&["validate"], &[garbage.path()]);
+    assert_eq!(code(&out), 1);
+    let (lines, out) = dump(garbage.path(), true);
+    assert_eq!(code(&out), 1);
+    assert_eq!(lines[0]["offset"], 0);
+    assert!(lines[0]["error"].is_string());
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &[][..],
+        &["bogus"],
+        &["dump"],
+        &["validate"],
+        &["inspect"],
+        &["convert", "only-one"],
+        &["convert", "--csf-lengths", "words", "a", "b"],
+        &["dump", "--strict-ish", "x"],
+    ] {
+        let out = run(args, &[]);
+        assert_eq!(code(&out), 2, "{args:?}");
+    }
+    assert_eq!(code(&run(&["--help"], &[])), 0);
+}
+
+#[test]
+fn inspect_lines() {
+    let file = write_file("inspect", &samples());
+    let out = run(&["inspect"], &[file.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 6, "{text}");
+    let decoded = decode_all(&file.bytes(), ReadOptions::strict());
+    for (line, d) in lines.iter().zip(&decoded) {
+        assert!(line.starts_with(&format!("@{}: ", d.offset)), "{line}");
+        let body_at = d.offset + d.body_offset as u64;
+        assert!(
+            line.contains(&format!("body@{body_at} (64-aligned)")),
+            "{line}"
+        );
+        assert!(line.contains(&format!("metadata {} B", d.metadata_length)));
+        assert!(line.contains(&format!("body {} B", d.body_length)));
+        assert!(line.contains("V5"));
+    }
+    assert!(lines[0].contains("tensor int32 shape [2, 3] names [\"rows\", \"cols\"] row-major"));
+    assert!(lines[1].contains("float64") && lines[1].contains("column-major"));
+    assert!(lines[2].contains("sparse_tensor float32 shape [4, 4]"));
+    assert!(
+        lines[2].contains("COO nnz 3 (index int64, canonical)"),
+        "{}",
+        lines[2]
+    );
+    assert!(lines[3].contains("CSR nnz 2 (indptr int32, indices int32)"));
+    assert!(lines[4].contains("CSC nnz 2 (indptr int16, indices int16)"));
+    assert!(lines[5].contains("CSF nnz 3 (indptr int64, indices int64, axis order [0, 1, 2])"));
+
+    // Several files: a header line per file.
+    let other = write_file("inspect2", &[csr().into()]);
+    let out = run(&["inspect"], &[file.path(), other.path()]);
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 9);
+    assert!(text.contains(&format!("{}:\n", other.name())));
+}
+
+fn assert_same_content(a: &[u8], b: &[u8], options: ReadOptions) {
+    let (a, b) = (decode_all(a, options), decode_all(b, options));
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        match (&x.message, &y.message) {
+            (Message::Tensor(x), Message::Tensor(y)) => assert!(x.content_eq(y)),
+            (Message::SparseTensor(x), Message::SparseTensor(y)) => assert!(x.content_eq(y)),
+            _ => panic!("kinds differ"),
+        }
+    }
+}
+
+#[test]
+fn convert_round_trip() {
+    let input = write_file("convert-in", &samples());
+    let output = TempFile::new("convert-out");
+    let out = run(&["convert"], &[input.path(), output.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("6 messages written"));
+    let (a, b) = (input.bytes(), output.bytes());
+    // Written by the same writer with the same options: the same bytes.
+    assert_eq!(a, b);
+    assert_same_content(&a, &b, ReadOptions::strict());
+    let decoded = decode_all(&b, ReadOptions::strict());
+    assert!(decoded[1].message.as_tensor().unwrap().is_column_major());
+
+    // CSF lengths in bytes: different metadata, same content.
+    let bytes_out = TempFile::new("convert-bytes");
+    let out = run(
+        &["convert", "--csf-lengths", "bytes"],
+        &[input.path(), bytes_out.path()],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_ne!(bytes_out.bytes(), a);
+    assert_same_content(&a, &bytes_out.bytes(), ReadOptions::strict());
+    let want = stream(
+        &samples(),
+        WriteOptions {
+            csf_lengths: CsfLengths::Bytes,
+            ..WriteOptions::default()
+        },
+    );
+    assert_eq!(bytes_out.bytes(), want);
+
+    // Refuses to overwrite its input.
+    let out = run(&["convert"], &[input.path(), input.path()]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(input.bytes(), a);
+}
+
+#[test]
+fn convert_non_arrow_messages() {
+    let sparse = SparseTensor::csr([2, 2], vec![0u64, 1, 1], vec![1], vec![1.0f32]).unwrap();
+    let input = TempFile::with_bytes("nonarrow", &stream(&[sparse.into()], non_arrow()));
+    let output = TempFile::new("nonarrow-out");
+    let out = run(&["convert"], &[input.path(), output.path()]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("--allow-non-arrow"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!output.path().exists());
+    let out = run(
+        &["convert", "--allow-non-arrow"],
+        &[input.path(), output.path()],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_same_content(&input.bytes(), &output.bytes(), ReadOptions::strict());
+}
+
+#[test]
+fn convert_legacy_layouts_to_the_writer_layout() {
+    // A message whose body buffers are not where our writer puts them: rewrite the CSR
+    // sample with the legacy 4-byte prefix (no continuation marker).
+    let bytes = stream(&[csr().into()], WriteOptions::default());
+    let meta_len = u32::from_le_bytes(bytes[4..8].try_into().unwrap());
+    let mut legacy = bytes[4..].to_vec();
+    assert_eq!(
+        u32::from_le_bytes(legacy[..4].try_into().unwrap()),
+        meta_len
+    );
+    legacy.truncate(legacy.len() - 8);
+    legacy.extend_from_slice(&[0, 0, 0, 0]);
+    let input = TempFile::with_bytes("legacy", &legacy);
+    let out = run(&["inspect"], &[input.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("legacy framing"));
+    assert!(stdout(&out).contains("body@"));
+    assert!(stdout(&out).contains("(4-aligned)"), "{}", stdout(&out));
+    let output = TempFile::new("legacy-out");
+    let out = run(&["convert"], &[input.path(), output.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(output.bytes(), bytes);
+}
+
+#[test]
+fn end_of_stream_notes() {
+    let bytes = stream(&[csr().into()], WriteOptions::default());
+    let no_eos = TempFile::with_bytes("noeos", &bytes[..bytes.len() - 8]);
+    let out = run(&["validate"], &[no_eos.path()]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("1 message OK (no end-of-stream marker)"));
+    let mut trailing = bytes.clone();
+    trailing.extend_from_slice(b"junk");
+    let trailing = TempFile::with_bytes("trailing", &trailing);
+    let out = run(&["validate"], &[trailing.path()]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("(4 bytes after the end-of-stream marker ignored)"));
+}
+
+/// Damage every byte of a small file in turn: the tool reports or accepts, never panics.
+#[test]
+fn corrupted_bytes_never_panic() {
+    let bytes = stream(&[csf().into(), coo().into()], WriteOptions::default());
+    let mut damaged = bytes.clone();
+    let file = TempFile::new("fuzz");
+    for i in 0..bytes.len() {
+        for value in [0xFF, bytes[i] ^ 0x01] {
+            damaged[i] = value;
+            std::fs::write(file.path(), &damaged).unwrap();
+            let (_, out) = dump(file.path(), true);
+            assert!(matches!(code(&out), 0 | 1), "byte {i} = {value:#x}");
+            if i % 7 == 0 {
+                let out = run(&["validate"], &[file.path()]);
+                assert!(matches!(code(&out), 0 | 1), "byte {i} = {value:#x}");
+                let out = run(&["inspect", "--permissive"], &[file.path()]);
+                assert!(matches!(code(&out), 0 | 1), "byte {i} = {value:#x}");
+            }
+        }
+        damaged[i] = bytes[i];
+    }
+}
+
+/// A float64 tensor [1, 2, 3] whose metadata is patched to shape [size] with stride 0:
+/// `size` logical elements, all the first stored value.
+fn zero_stride(tag: &str, size: i64) -> TempFile {
+    let t = Tensor::from_vec(vec![3], vec![1.0f64, 2.0, 3.0]).unwrap();
+    let mut bytes = stream(&[t.into()], WriteOptions::default());
+    let meta_end = 8 + u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize;
+    let find = |v: i64| -> usize {
+        let hits: Vec<usize> = (8..meta_end - 8)
+            .filter(|&i| bytes[i..i + 8] == v.to_le_bytes())
+            .collect();
+        assert_eq!(hits.len(), 1, "{v} found at {hits:?}");
+        hits[0]
+    };
+    let (size_at, stride_at) = (find(3), find(8));
+    bytes[size_at..size_at + 8].copy_from_slice(&size.to_le_bytes());
+    bytes[stride_at..stride_at + 8].copy_from_slice(&0i64.to_le_bytes());
+    TempFile::with_bytes(tag, &bytes)
+}
+
+#[test]
+fn zero_strides() {
+    let small = zero_stride("zerostride-small", 5);
+    let lines = dump_ok(small.path());
+    assert_eq!(ints(&lines[0]["shape"]), [5]);
+    assert_eq!(ints(&lines[0]["strides"]), [0]);
+    assert_eq!(floats(&lines[0]["values"]), [1.0; 5]);
+    let out = run(&["inspect"], &[small.path()]);
+    assert!(stdout(&out).contains("strided [0]"), "{}", stdout(&out));
+    let output = TempFile::new("zerostride-out");
+    let out = run(&["convert"], &[small.path(), output.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let lines = dump_ok(output.path());
+    assert_eq!(ints(&lines[0]["strides"]), [8]);
+    assert_eq!(floats(&lines[0]["values"]), [1.0; 5]);
+
+    // 2^40 elements in a 200-byte message: the decoder refuses it (a row-major copy would
+    // need 8 TiB), whatever the subcommand.
+    let huge = zero_stride("zerostride-huge", 1 << 40);
+    let out = run(&["validate"], &[huge.path()]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("aliasing strides"), "{}", stderr(&out));
+    let (lines, out) = dump(huge.path(), false);
+    assert_eq!(code(&out), 1);
+    assert!(lines[0]["error"].as_str().unwrap().contains("over the limit"));
+    // A medium one (under the limit, over the dump's 100000-element cap) is reported, not
+    // expanded.
+    let medium = zero_stride("zerostride-medium", 1 << 20);
+    let lines = dump_ok(medium.path());
+    assert_eq!(lines[0]["shape"][0].as_u64(), Some(1 << 20));
+    assert!(lines[0]["values"].is_null());
+    let out = run(&["convert"], &[huge.path(), output.path()]);
+    assert_eq!(code(&out), 1);
+    assert!(!output.path().exists());
+}
