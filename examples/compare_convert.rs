@@ -102,7 +102,13 @@ fn helper(explicit: Option<PathBuf>) -> PathBuf {
 /// Arrow's medians (to sparse, to dense) from `arrow_interop time-convert`.
 fn arrow_times(helper: &Path, kind: &str, shape: &str, nnz: usize, reps: usize) -> (f64, f64) {
     let out = Command::new(helper)
-        .args(["time-convert", kind, shape, &nnz.to_string(), &reps.to_string()])
+        .args([
+            "time-convert",
+            kind,
+            shape,
+            &nnz.to_string(),
+            &reps.to_string(),
+        ])
         .output()
         .expect("run the interop helper");
     assert!(
@@ -170,7 +176,12 @@ fn main() {
             let (arrow_to_sparse, arrow_to_dense) =
                 arrow_times(&helper, kind, shape_name, nnz, reps);
 
-            let line = |conversion: String, ours: f64, ours64: f64, arrow: f64, goal: f64, extra: &str| {
+            let line = |conversion: String,
+                        ours: f64,
+                        ours64: f64,
+                        arrow: f64,
+                        goal: f64,
+                        extra: &str| {
                 println!(
                     "{{\"conversion\":\"{conversion}\",\"shape\":\"{shape_name}\",\"nnz\":{nnz},\
                      \"index_type\":\"{}\",\"ours_s\":{ours:.6},\"ours_int64_s\":{ours64:.6},\

@@ -1,6 +1,14 @@
 //! Typed, aligned views of byte buffers: [`IndexArray`] and the alignment helper used by
 //! every buffer that the crate exposes as `&[T]`.
 
+// The decode path handles untrusted bytes: no panicking shortcuts (enforced by clippy in CI).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use crate::error::{fail, BufferId, ErrorKind, Result};
 use crate::types::{IndexType, NativeIndex};
 use arrow_buffer::{Buffer, MutableBuffer, ScalarBuffer};

@@ -3,6 +3,14 @@
 //! [`Error`] pairs an [`ErrorKind`], the variant a caller matches on, with the byte offset of
 //! the message it concerns (when the error comes from decoding a stream or a buffer).
 
+// The decode path handles untrusted bytes: no panicking shortcuts (enforced by clippy in CI).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use std::fmt;
 
 /// Names one buffer of a message, for error messages.

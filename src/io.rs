@@ -1,6 +1,14 @@
 //! IO adapters: [`MessageReader`] over [`std::io::Read`], [`MessageWriter`] over
 //! [`std::io::Write`], and (feature `mmap`) memory-mapped files.
 
+// The decode path handles untrusted bytes: no panicking shortcuts (enforced by clippy in CI).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use crate::codec::decode::{assemble, decode_metadata, DecodedMessage, ReadOptions};
 use crate::codec::encode::{encode, WriteOptions};
 use crate::codec::framing::{parse_prefix, Prefix, EOS};
@@ -56,8 +64,8 @@ impl<R: Read> MessageReader<R> {
     /// Reads up to `buf.len()` bytes, fewer only at end of input.
     fn fill(&mut self, buf: &mut [u8]) -> Result<usize> {
         let mut n = 0;
-        while n < buf.len() {
-            match self.inner.read(&mut buf[n..]) {
+        while let Some(rest) = buf.get_mut(n..).filter(|r| !r.is_empty()) {
+            match self.inner.read(rest) {
                 Ok(0) => break,
                 Ok(k) => n += k,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -76,7 +84,7 @@ impl<R: Read> MessageReader<R> {
             let step = (len - have).min(CHUNK.max(have)) as usize;
             let old = buf.len();
             buf.resize(old + step, 0);
-            let got = self.fill(&mut buf.as_slice_mut()[old..])?;
+            let got = self.fill(buf.as_slice_mut().get_mut(old..).unwrap_or_default())?;
             have += got as u64;
             if got < step {
                 return Err(Error::from(ErrorKind::Truncated {
@@ -112,10 +120,10 @@ impl<R: Read> MessageReader<R> {
         }
         let mut have = n;
         let parsed = loop {
-            match parse_prefix(&prefix[..have]).map_err(at)? {
+            match parse_prefix(prefix.get(..have).unwrap_or_default()).map_err(at)? {
                 Some(p) => break p,
                 None if (4..8).contains(&have) => {
-                    let k = self.fill(&mut prefix[have..8])?;
+                    let k = self.fill(prefix.get_mut(have..).unwrap_or_default())?;
                     if k == 0 {
                         return Err(at(truncated("prefix", 8, have)));
                     }

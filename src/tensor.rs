@@ -1,5 +1,13 @@
 //! The dense [`Tensor`].
 
+// The decode path handles untrusted bytes: no panicking shortcuts (enforced by clippy in CI).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use crate::array::typed;
 use crate::error::{fail, ErrorKind, Result};
 use crate::types::{NativeValue, Scalar, ValueType};
@@ -70,24 +78,24 @@ pub(crate) fn for_each_offset(shape: &[usize], strides: &[usize], mut f: impl Fn
     if shape.contains(&0) {
         return;
     }
-    let n = shape.len();
-    let mut idx = vec![0usize; n];
+    let mut idx = vec![0usize; shape.len()];
     let mut off = 0usize;
     loop {
         f(off);
-        let mut d = n;
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            idx[d] += 1;
-            off += strides[d];
-            if idx[d] < shape[d] {
+        // Odometer step from the last dimension; `carried` stays true past the first one.
+        let mut carried = true;
+        for ((i, &d), &s) in idx.iter_mut().zip(shape).zip(strides).rev() {
+            *i += 1;
+            off += s;
+            if *i < d {
+                carried = false;
                 break;
             }
-            off -= strides[d] * idx[d];
-            idx[d] = 0;
+            off -= s * *i;
+            *i = 0;
+        }
+        if carried {
+            return;
         }
     }
 }

@@ -1,5 +1,13 @@
 //! Element types: the value types a tensor may hold and the integer types of sparse indices.
 
+// The decode path handles untrusted bytes: no panicking shortcuts (enforced by clippy in CI).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use arrow_buffer::ArrowNativeType;
 use half::f16;
 use std::fmt;

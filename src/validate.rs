@@ -8,6 +8,14 @@
 //! - contents ([`check_contents`], strict mode, O(index)): every rule of the seed layouts and
 //!   the Arrow format on the index values: bounds, ordering, uniqueness, indptr structure.
 
+// The decode path handles untrusted bytes: no panicking shortcuts (enforced by clippy in CI).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use crate::array::IndexArray;
 use crate::error::{fail, BufferId, ErrorKind, Result};
 use crate::sparse::csf::{common_type, levels};
@@ -71,7 +79,7 @@ pub(crate) fn check_structure(
                     rank: ndim,
                 });
             }
-            let outer = shape[c.axis.dim()];
+            let outer = shape.get(c.axis.dim()).copied().unwrap_or(0);
             let n = outer
                 .checked_add(1)
                 .ok_or_else(|| ErrorKind::Overflow("indptr length".into()))?;
@@ -253,11 +261,11 @@ fn check_indptr<P: NativeIndex>(p: &[P], end: usize, buffer: BufferId) -> Result
             rule: "indptr must start at 0",
         });
     }
-    if let Some(k) = p.windows(2).position(|w| w[0] > w[1]) {
+    if let Some(k) = p.windows(2).position(|w| matches!(w, [a, b] if a > b)) {
         return fail(ErrorKind::InvalidIndptr {
             buffer,
             position: k as u64 + 1,
-            value: p[k + 1].as_index(),
+            value: p.get(k + 1).map_or(0, |v| v.as_index()),
             rule: "indptr must be non-decreasing",
         });
     }
@@ -281,9 +289,10 @@ fn check_sorted_slices<P: NativeIndex, I: NativeIndex>(
     rule: &'static str,
 ) -> Result<()> {
     for w in p.windows(2) {
-        let (a, b) = (w[0].as_index() as usize, w[1].as_index() as usize);
+        let [a, b] = w else { continue };
+        let (a, b) = (a.as_index() as usize, b.as_index() as usize);
         let slice = s.get(a..b).unwrap_or_default();
-        if let Some(k) = slice.windows(2).position(|x| x[0] >= x[1]) {
+        if let Some(k) = first_not_increasing(slice) {
             return fail(ErrorKind::NotIncreasing {
                 buffer,
                 position: (a + k + 1) as u64,
@@ -299,7 +308,7 @@ fn check_csx<P: NativeIndex, I: NativeIndex>(c: &CsxIndex, shape: &[usize]) -> R
     let indices = typed_index::<I>(&c.indices)?;
     check_indptr(indptr, indices.len(), BufferId::CsxIndptr)?;
     let inner = 1 - c.axis.dim();
-    check_bounds(indices, shape[inner], inner, BufferId::CsxIndices)?;
+    check_bounds(indices, dim_size(shape, inner), inner, BufferId::CsxIndices)?;
     check_sorted_slices(
         indptr,
         indices,
@@ -311,17 +320,21 @@ fn check_csx<P: NativeIndex, I: NativeIndex>(c: &CsxIndex, shape: &[usize]) -> R
 fn check_csf<P: NativeIndex, I: NativeIndex>(c: &CsfIndex, shape: &[usize]) -> Result<()> {
     let lv = levels::<P, I>(c)?;
     for (level, s) in lv.indices.iter().enumerate() {
-        let dim = c.axis_order[level];
-        check_bounds(s, shape[dim], dim, BufferId::CsfIndices(level))?;
+        let dim = c.axis_order.get(level).copied().unwrap_or(usize::MAX);
+        check_bounds(s, dim_size(shape, dim), dim, BufferId::CsfIndices(level))?;
     }
     for (level, p) in lv.indptr.iter().enumerate() {
-        check_indptr(p, lv.indices[level + 1].len(), BufferId::CsfIndptr(level))?;
+        check_indptr(
+            p,
+            level_len(&lv.indices, level + 1),
+            BufferId::CsfIndptr(level),
+        )?;
     }
     // Siblings strictly increase: level 0 is one slice, level k + 1 is sliced by indptr[k].
     let rule = "sibling coordinates must strictly increase";
     // The root level is one slice (no indptr): check it directly, since its length need not
     // fit in the indptr type.
-    if let Some(k) = lv.indices[0].windows(2).position(|x| x[0] >= x[1]) {
+    if let Some(k) = lv.indices.first().and_then(|s| first_not_increasing(s)) {
         return fail(ErrorKind::NotIncreasing {
             buffer: BufferId::CsfIndices(0),
             position: (k + 1) as u64,
@@ -331,10 +344,23 @@ fn check_csf<P: NativeIndex, I: NativeIndex>(c: &CsfIndex, shape: &[usize]) -> R
     for (level, p) in lv.indptr.iter().enumerate() {
         check_sorted_slices(
             p,
-            lv.indices[level + 1],
+            lv.indices.get(level + 1).copied().unwrap_or_default(),
             BufferId::CsfIndices(level + 1),
             rule,
         )?;
     }
     Ok(())
+}
+
+/// Position of the first entry not strictly greater than its predecessor.
+fn first_not_increasing<T: PartialOrd>(s: &[T]) -> Option<usize> {
+    s.windows(2).position(|w| matches!(w, [a, b] if a >= b))
+}
+
+fn dim_size(shape: &[usize], dim: usize) -> usize {
+    shape.get(dim).copied().unwrap_or(0)
+}
+
+fn level_len<I>(levels: &[&[I]], level: usize) -> usize {
+    levels.get(level).map_or(0, |s| s.len())
 }

@@ -919,10 +919,17 @@ fn zero_strides() {
     let huge = zero_stride("zerostride-huge", 1 << 40);
     let out = run(&["validate"], &[huge.path()]);
     assert_eq!(code(&out), 1);
-    assert!(stderr(&out).contains("aliasing strides"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("aliasing strides"),
+        "{}",
+        stderr(&out)
+    );
     let (lines, out) = dump(huge.path(), false);
     assert_eq!(code(&out), 1);
-    assert!(lines[0]["error"].as_str().unwrap().contains("over the limit"));
+    assert!(lines[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("over the limit"));
     // A medium one (under the limit, over the dump's 100000-element cap) is reported, not
     // expanded.
     let medium = zero_stride("zerostride-medium", 1 << 20);

@@ -74,7 +74,10 @@ enum Layout {
     ColumnMajor,
     /// Dimensions nested in the order `perm` (last innermost), with `pad[d]` unused slots
     /// after each run of dimension `d`.
-    Strided { perm: Vec<usize>, pad: Vec<usize> },
+    Strided {
+        perm: Vec<usize>,
+        pad: Vec<usize>,
+    },
     /// Row-major, one byte into the buffer (misaligned data).
     Misaligned,
 }
@@ -199,7 +202,10 @@ fn check_valid(s: &SparseTensor, format: SparseFormat, what: &str) {
     if let SparseIndex::Coo(c) = s.index() {
         // Every COO the converters produce is canonical, and truly so.
         assert!(c.is_canonical(), "{what}: COO result not flagged canonical");
-        assert!(strictly_row_major(s), "{what}: COO flagged canonical but not sorted");
+        assert!(
+            strictly_row_major(s),
+            "{what}: COO flagged canonical but not sorted"
+        );
     }
 }
 
@@ -260,7 +266,10 @@ fn convert_checked(
                 Some(t) => assert!(types.iter().all(|&x| x == t), "{what}: index type"),
                 None => {
                     let n = narrowest(&s);
-                    assert!(types.iter().all(|&x| x == n), "{what}: {types:?} not narrowest {n}");
+                    assert!(
+                        types.iter().all(|&x| x == n),
+                        "{what}: {types:?} not narrowest {n}"
+                    );
                 }
             }
             Some(s)
@@ -272,8 +281,15 @@ fn convert_checked(
                 "{what}: {e}"
             );
             let max_coord = shape.iter().max().map_or(0, |&d| d.saturating_sub(1)) as u64;
-            let counts = if format == SparseFormat::Coo { 0 } else { nnz as u64 };
-            assert!(t.max_value() < max_coord.max(counts), "{what}: {t} was wide enough");
+            let counts = if format == SparseFormat::Coo {
+                0
+            } else {
+                nnz as u64
+            };
+            assert!(
+                t.max_value() < max_coord.max(counts),
+                "{what}: {t} was wide enough"
+            );
             None
         }
     }
@@ -349,10 +365,7 @@ fn dense_case(max_rank: usize, max_dim: usize) -> impl Strategy<Value = DenseCas
             )
         })
         .prop_map(|(vt, shape, codes, layout, opts, opts2, named)| {
-            let values: Vec<Scalar> = codes
-                .iter()
-                .map(|&(c, x)| make_value(vt, c, x))
-                .collect();
+            let values: Vec<Scalar> = codes.iter().map(|&(c, x)| make_value(vt, c, x)).collect();
             let mut tensor = make_tensor(vt, &shape, &values, &layout);
             if named {
                 let names: Vec<String> = (0..shape.len()).map(|d| format!("d{d}")).collect();
@@ -396,7 +409,9 @@ fn check_dense_case(case: &DenseCase) {
             s.iter().unwrap().all(|nz| !is_zero(&nz.value)),
             "{what}: stored a zero"
         );
-        if let (SparseIndex::Csf(c), CsfAxisOrder::Explicit(order)) = (s.index(), &case.opts.axis_order) {
+        if let (SparseIndex::Csf(c), CsfAxisOrder::Explicit(order)) =
+            (s.index(), &case.opts.axis_order)
+        {
             assert_eq!(c.axis_order(), order.as_slice());
         }
         check_dense(&s, &expected, &what);
@@ -435,13 +450,7 @@ fn coo_case() -> impl Strategy<Value = CooCase> {
     )
         .prop_flat_map(|(vt, shape, nnz)| {
             let ndim = shape.len();
-            let coord = prop::collection::vec(
-                shape
-                    .iter()
-                    .map(|&d| 0..d)
-                    .collect::<Vec<_>>(),
-                nnz,
-            );
+            let coord = prop::collection::vec(shape.iter().map(|&d| 0..d).collect::<Vec<_>>(), nnz);
             let nnz = if ndim == 0 { nnz.min(3) } else { nnz };
             (
                 Just(vt),
@@ -453,39 +462,41 @@ fn coo_case() -> impl Strategy<Value = CooCase> {
                 any::<bool>(),
             )
         })
-        .prop_map(|(vt, shape, coords, codes, column_major, opts, drop_zeros)| {
-            let ndim = shape.len();
-            let nnz = codes.len();
-            let coords = &coords[..if ndim == 0 { 0 } else { nnz }];
-            let flat: Vec<i64> = if column_major {
-                (0..ndim)
-                    .flat_map(|d| coords.iter().map(move |c| c[d] as i64))
-                    .collect()
-            } else {
-                coords.iter().flatten().map(|&c| c as i64).collect()
-            };
-            let order = if column_major {
-                arrow_tensor_ipc::CooOrder::ColumnMajor
-            } else {
-                arrow_tensor_ipc::CooOrder::RowMajor
-            };
-            let index = CooIndex::with_order(IndexArray::from_vec(flat), ndim, order).unwrap();
-            let mut values = Vec::new();
-            for &(c, x) in &codes {
-                values.extend(scalar_bytes(make_value(vt, c, x)));
-            }
-            let tensor = SparseTensor::try_new_with_duplicates(
-                vt,
-                shape,
-                Buffer::from_vec(values),
-                SparseIndex::Coo(index),
-            )
-            .unwrap();
-            CooCase {
-                tensor,
-                opts: opts.with_drop_zeros(drop_zeros),
-            }
-        })
+        .prop_map(
+            |(vt, shape, coords, codes, column_major, opts, drop_zeros)| {
+                let ndim = shape.len();
+                let nnz = codes.len();
+                let coords = &coords[..if ndim == 0 { 0 } else { nnz }];
+                let flat: Vec<i64> = if column_major {
+                    (0..ndim)
+                        .flat_map(|d| coords.iter().map(move |c| c[d] as i64))
+                        .collect()
+                } else {
+                    coords.iter().flatten().map(|&c| c as i64).collect()
+                };
+                let order = if column_major {
+                    arrow_tensor_ipc::CooOrder::ColumnMajor
+                } else {
+                    arrow_tensor_ipc::CooOrder::RowMajor
+                };
+                let index = CooIndex::with_order(IndexArray::from_vec(flat), ndim, order).unwrap();
+                let mut values = Vec::new();
+                for &(c, x) in &codes {
+                    values.extend(scalar_bytes(make_value(vt, c, x)));
+                }
+                let tensor = SparseTensor::try_new_with_duplicates(
+                    vt,
+                    shape,
+                    Buffer::from_vec(values),
+                    SparseIndex::Coo(index),
+                )
+                .unwrap();
+                CooCase {
+                    tensor,
+                    opts: opts.with_drop_zeros(drop_zeros),
+                }
+            },
+        )
 }
 
 fn check_coo_case(case: &CooCase) {
@@ -505,7 +516,11 @@ fn check_coo_case(case: &CooCase) {
         c.dedup();
         c.len()
     };
-    assert_eq!(canonical.nnz(), distinct, "canonicalize: one entry per coordinate");
+    assert_eq!(
+        canonical.nnz(),
+        distinct,
+        "canonicalize: one entry per coordinate"
+    );
     if let (SparseIndex::Coo(a), SparseIndex::Coo(b)) = (s.index(), canonical.index()) {
         let max_coord = s.shape().iter().max().map_or(0, |&d| d - 1) as u64;
         if a.indices().index_type().max_value() >= max_coord {
@@ -574,14 +589,22 @@ fn column_major_non_square_to_coo_is_in_range_and_sorted() {
     let values: Vec<Scalar> = (0..15)
         .map(|k| {
             let (r, c) = (k / 5, k % 5);
-            Scalar::Float64(if (r + c) % 3 == 0 { 0.0 } else { (10 * r + c + 1) as f64 })
+            Scalar::Float64(if (r + c) % 3 == 0 {
+                0.0
+            } else {
+                (10 * r + c + 1) as f64
+            })
         })
         .collect();
     let t = make_tensor(ValueType::Float64, &shape, &values, &Layout::ColumnMajor);
     assert!(t.is_column_major() && !t.is_row_major());
     let coo = convert::dense_to_coo(&t, &ConvertOptions::default()).unwrap();
     check_valid(&coo, SparseFormat::Coo, "column-major dense -> COO");
-    let stored: Vec<(Vec<usize>, Scalar)> = coo.iter().unwrap().map(|nz| (nz.coords, nz.value)).collect();
+    let stored: Vec<(Vec<usize>, Scalar)> = coo
+        .iter()
+        .unwrap()
+        .map(|nz| (nz.coords, nz.value))
+        .collect();
     let expected: Vec<(Vec<usize>, Scalar)> = values
         .iter()
         .enumerate()
@@ -592,7 +615,9 @@ fn column_major_non_square_to_coo_is_in_range_and_sorted() {
     assert!(stored.iter().all(|(c, _)| c[0] < 3 && c[1] < 5));
     // Same for a 4-d column-major tensor and every other layout.
     let shape = [2usize, 3, 1, 4];
-    let values: Vec<Scalar> = (0..24).map(|k| Scalar::Int32(if k % 4 == 1 { 0 } else { k - 7 })).collect();
+    let values: Vec<Scalar> = (0..24)
+        .map(|k| Scalar::Int32(if k % 4 == 1 { 0 } else { k - 7 }))
+        .collect();
     let t = make_tensor(ValueType::Int32, &shape, &values, &Layout::ColumnMajor);
     for f in formats_for(4) {
         let s = convert::from_dense(&t, f, &ConvertOptions::default()).unwrap();
@@ -630,11 +655,17 @@ fn negative_zero_is_a_zero_and_loses_no_non_zero() {
     }
     // Half and single precision too.
     for vt in [ValueType::Float16, ValueType::Float32] {
-        let values: Vec<Scalar> = (0..12).map(|k| make_value(vt, [1, 6, 1, 2, 0, 1][k % 6], 3)).collect();
+        let values: Vec<Scalar> = (0..12)
+            .map(|k| make_value(vt, [1, 6, 1, 2, 0, 1][k % 6], 3))
+            .collect();
         let t = make_tensor(vt, &[3, 4], &values, &Layout::RowMajor);
         let s = convert::dense_to_csr(&t, &ConvertOptions::default()).unwrap();
         assert_eq!(s.nnz(), 4);
-        check_dense(&s, &values.iter().copied().map(normalize).collect::<Vec<_>>(), "f16/f32");
+        check_dense(
+            &s,
+            &values.iter().copied().map(normalize).collect::<Vec<_>>(),
+            "f16/f32",
+        );
     }
 }
 
@@ -652,9 +683,13 @@ fn rank_zero_and_rank_one() {
         }
     }
     let t = Tensor::from_vec(vec![5], vec![0u8, 7, 0, 0, 9]).unwrap();
-    let coo = t.to_sparse(SparseFormat::Coo, &ConvertOptions::default()).unwrap();
+    let coo = t
+        .to_sparse(SparseFormat::Coo, &ConvertOptions::default())
+        .unwrap();
     assert_eq!(coo.values::<u8>().unwrap(), &[7, 9]);
-    let SparseIndex::Coo(c) = coo.index() else { unreachable!() };
+    let SparseIndex::Coo(c) = coo.index() else {
+        unreachable!()
+    };
     assert_eq!(c.indices().values::<i8>().unwrap(), &[1, 4]);
 }
 
@@ -687,7 +722,10 @@ fn narrowest_index_types() {
     }
     // Explicit types: too narrow is an error, wide enough is used.
     let e = convert::dense_to_csr(&t, &opts.clone().with_index_type(IndexType::Int8)).unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::IndexTypeTooNarrow { .. }), "{e}");
+    assert!(
+        matches!(e.kind(), ErrorKind::IndexTypeTooNarrow { .. }),
+        "{e}"
+    );
     let coo = convert::dense_to_coo(&t, &opts.clone().with_index_type(IndexType::UInt8)).unwrap();
     assert_eq!(index_types(&coo), vec![IndexType::UInt8]);
     let csf = convert::dense_to_csf(&t, &opts.with_index_type(IndexType::UInt64)).unwrap();
@@ -697,7 +735,9 @@ fn narrowest_index_types() {
 #[test]
 fn csf_axis_orders() {
     // 4 x 2 x 3: ascending size is [1, 2, 0].
-    let values: Vec<f32> = (0..24).map(|k| if k % 5 == 0 { 0.0 } else { k as f32 }).collect();
+    let values: Vec<f32> = (0..24)
+        .map(|k| if k % 5 == 0 { 0.0 } else { k as f32 })
+        .collect();
     let t = Tensor::from_vec(vec![4, 2, 3], values.clone()).unwrap();
     let expected: Vec<Scalar> = values.iter().map(|&v| Scalar::Float32(v)).collect();
     for (order, axes) in [
@@ -707,13 +747,17 @@ fn csf_axis_orders() {
     ] {
         let opts = ConvertOptions::default().with_axis_order(order);
         let s = convert::dense_to_csf(&t, &opts).unwrap();
-        let SparseIndex::Csf(c) = s.index() else { unreachable!() };
+        let SparseIndex::Csf(c) = s.index() else {
+            unreachable!()
+        };
         assert_eq!(c.axis_order(), axes.as_slice());
         check_valid(&s, SparseFormat::Csf, "CSF order");
         check_dense(&s, &expected, "CSF order");
         // CSF -> CSF in another order, and back to COO.
         let again = convert::convert(&s, SparseFormat::Csf, &ConvertOptions::default()).unwrap();
-        let SparseIndex::Csf(c2) = again.index() else { unreachable!() };
+        let SparseIndex::Csf(c2) = again.index() else {
+            unreachable!()
+        };
         assert_eq!(c2.axis_order(), &[0, 1, 2]);
         check_dense(&again, &expected, "CSF reorder");
     }
@@ -724,7 +768,10 @@ fn csf_axis_orders() {
     .unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::NotAPermutation(_)), "{e}");
     // Ties in ascending size keep dimension order, as Arrow's stable sort does.
-    assert_eq!(CsfAxisOrder::AscendingSize.resolve(&[3, 2, 3, 2]).unwrap(), vec![1, 3, 0, 2]);
+    assert_eq!(
+        CsfAxisOrder::AscendingSize.resolve(&[3, 2, 3, 2]).unwrap(),
+        vec![1, 3, 0, 2]
+    );
 }
 
 #[test]
@@ -733,17 +780,23 @@ fn csr_csc_csf_round_trip_by_hand() {
     let t = Tensor::from_vec(vec![2, 3], vec![0i16, 1, 0, 2, 0, 3]).unwrap();
     let opts = ConvertOptions::default();
     let csr = convert::dense_to_csr(&t, &opts).unwrap();
-    let SparseIndex::Csx(c) = csr.index() else { unreachable!() };
+    let SparseIndex::Csx(c) = csr.index() else {
+        unreachable!()
+    };
     assert_eq!(c.indptr().values::<i8>().unwrap(), &[0, 1, 3]);
     assert_eq!(c.indices().values::<i8>().unwrap(), &[1, 0, 2]);
     assert_eq!(csr.values::<i16>().unwrap(), &[1, 2, 3]);
     let csc = convert::convert(&csr, SparseFormat::Csc, &opts).unwrap();
-    let SparseIndex::Csx(c) = csc.index() else { unreachable!() };
+    let SparseIndex::Csx(c) = csc.index() else {
+        unreachable!()
+    };
     assert_eq!(c.indptr().values::<i8>().unwrap(), &[0, 1, 2, 3]);
     assert_eq!(c.indices().values::<i8>().unwrap(), &[1, 0, 1]);
     assert_eq!(csc.values::<i16>().unwrap(), &[2, 1, 3]);
     let csf = convert::convert(&csc, SparseFormat::Csf, &opts).unwrap();
-    let SparseIndex::Csf(c) = csf.index() else { unreachable!() };
+    let SparseIndex::Csf(c) = csf.index() else {
+        unreachable!()
+    };
     assert_eq!(c.indptr()[0].values::<i8>().unwrap(), &[0, 1, 3]);
     assert_eq!(c.indices()[0].values::<i8>().unwrap(), &[0, 1]);
     assert_eq!(c.indices()[1].values::<i8>().unwrap(), &[1, 0, 2]);
@@ -766,12 +819,19 @@ fn canonicalize_sums_duplicates_like_scipy() {
     )
     .unwrap();
     let c = s.canonicalize().unwrap();
-    let SparseIndex::Coo(ci) = c.index() else { unreachable!() };
+    let SparseIndex::Coo(ci) = c.index() else {
+        unreachable!()
+    };
     assert!(ci.is_canonical());
     assert_eq!(ci.indices().values::<i64>().unwrap(), &[0, 0, 0, 2, 1, 1]);
     assert_eq!(c.values::<i32>().unwrap(), &[-4, 0, 4]);
     // drop_zeros leaves the zero sum out.
-    let d = convert::convert(&s, SparseFormat::Coo, &ConvertOptions::default().with_drop_zeros(true)).unwrap();
+    let d = convert::convert(
+        &s,
+        SparseFormat::Coo,
+        &ConvertOptions::default().with_drop_zeros(true),
+    )
+    .unwrap();
     assert_eq!(d.values::<i32>().unwrap(), &[-4, 4]);
     // A canonical tensor comes back as is.
     assert!(c.canonicalize().unwrap().content_eq(&c));
@@ -780,7 +840,13 @@ fn canonicalize_sums_duplicates_like_scipy() {
 #[test]
 fn permissively_decoded_input_is_validated_first() {
     use arrow_tensor_ipc::{MessageIter, MessageWriter, ReadOptions, WriteOptions};
-    let s = SparseTensor::csr([2, 3], vec![0i32, 1, 3], vec![1, 0, 2], vec![1.0f64, 2.0, 3.0]).unwrap();
+    let s = SparseTensor::csr(
+        [2, 3],
+        vec![0i32, 1, 3],
+        vec![1, 0, 2],
+        vec![1.0f64, 2.0, 3.0],
+    )
+    .unwrap();
     let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
     w.write(&s.clone().into()).unwrap();
     let bytes = bytes::Bytes::from(w.finish().unwrap());
@@ -792,7 +858,9 @@ fn permissively_decoded_input_is_validated_first() {
     assert!(!p.is_validated());
     let coo = convert::convert(p, SparseFormat::Coo, &ConvertOptions::default()).unwrap();
     check_valid(&coo, SparseFormat::Coo, "permissive input");
-    assert!(convert::to_dense(p).unwrap().content_eq(&s.to_dense().unwrap()));
+    assert!(convert::to_dense(p)
+        .unwrap()
+        .content_eq(&s.to_dense().unwrap()));
 }
 
 #[test]
@@ -811,7 +879,11 @@ fn larger_random_matrices_every_path() {
         let values: Vec<Scalar> = (0..n)
             .map(|_| {
                 let r = next();
-                Scalar::Float64(if r % 20 == 0 { (r >> 40) as f64 - 1000.0 } else { 0.0 })
+                Scalar::Float64(if r % 20 == 0 {
+                    (r >> 40) as f64 - 1000.0
+                } else {
+                    0.0
+                })
             })
             .collect();
         for layout in [Layout::RowMajor, Layout::ColumnMajor] {

@@ -4,6 +4,14 @@
 //! in proportion to a size the input merely claims, and checks every size with
 //! overflow-checked arithmetic before it slices anything.
 
+// The decode path handles untrusted bytes: no panicking shortcuts (enforced by clippy in CI).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use super::framing::{parse_prefix, Framing, Prefix};
 use super::Message;
 use crate::array::{align_buffer, IndexArray, Misaligned};
@@ -550,11 +558,10 @@ impl BodySlicer<'_> {
     fn check_overlap(&mut self) -> Result<()> {
         self.used.sort_unstable_by_key(|u| u.0);
         for w in self.used.windows(2) {
-            if w[1].0 < w[0].1 {
-                return fail(ErrorKind::Overlap {
-                    first: w[0].2,
-                    second: w[1].2,
-                });
+            if let [(_, end, first), (start, _, second)] = *w {
+                if start < end {
+                    return fail(ErrorKind::Overlap { first, second });
+                }
             }
         }
         Ok(())
@@ -661,7 +668,7 @@ pub fn assemble(meta: MessageMeta, body: Buffer, options: &ReadOptions) -> Resul
                             rank: shape.len(),
                         });
                     }
-                    let outer = shape[axis.dim()] as u64;
+                    let outer = shape.get(axis.dim()).copied().unwrap_or(0) as u64;
                     let n = outer
                         .checked_add(1)
                         .ok_or_else(|| ErrorKind::Overflow("CSX indptr length".into()))?;
@@ -704,27 +711,21 @@ fn coo_order(strides: Option<&[i64]>, nnz: u64, ndim: u64, w: i64) -> Result<Coo
     let Some(s) = strides.filter(|s| !s.is_empty()) else {
         return Ok(CooOrder::RowMajor);
     };
-    if nnz == 0 || ndim == 0 || nnz == 1 && ndim == 1 {
-        // Degenerate: any two-entry stride pair describes the same (empty or single) cell.
-        if s.len() == 2 {
-            return Ok(CooOrder::RowMajor);
-        }
+    let &[entry_step, dim_step] = s else {
         return fail(ErrorKind::InvalidCooStrides(s.to_vec()));
+    };
+    if nnz == 0 || ndim == 0 || nnz == 1 && ndim == 1 {
+        // Degenerate: any pair of strides describes the same (empty or single) cell; Arrow
+        // writes [w, w] here.
+        return Ok(CooOrder::RowMajor);
     }
-    let row = [(ndim as i64).checked_mul(w), Some(w)];
-    let col = [Some(w), (nnz as i64).checked_mul(w)];
-    let matches = |p: [Option<i64>; 2]| s.len() == 2 && p[0] == Some(s[0]) && p[1] == Some(s[1]);
-    // With one column (ndim = 1) or one row (nnz = 1) both layouts are the same bytes, but
-    // their strides differ; accept either when it matches.
-    if matches(row)
-        || (ndim == 1 && s.len() == 2 && s[1] == w)
-        || (nnz == 1 && s.len() == 2 && s[1] == w)
-    {
+    let row = (ndim as i64).checked_mul(w) == Some(entry_step) && dim_step == w;
+    let col = entry_step == w && (nnz as i64).checked_mul(w) == Some(dim_step);
+    // With one column (ndim = 1) or one row (nnz = 1) both layouts are the same bytes and
+    // the step along the single-size axis is irrelevant.
+    if row || (ndim == 1 && entry_step == w) || (nnz == 1 && dim_step == w) {
         Ok(CooOrder::RowMajor)
-    } else if matches(col)
-        || (nnz == 1 && s.len() == 2 && s[0] == w)
-        || (ndim == 1 && s.len() == 2 && s[0] == w)
-    {
+    } else if col {
         Ok(CooOrder::ColumnMajor)
     } else {
         fail(ErrorKind::InvalidCooStrides(s.to_vec()))

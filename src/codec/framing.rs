@@ -7,6 +7,14 @@
 //! Before Arrow 0.15 the `FFFFFFFF` continuation marker was absent ("legacy" framing). A
 //! metadata length of 0 marks the end of a stream in both framings.
 
+// The decode path handles untrusted bytes: no panicking shortcuts (enforced by clippy in CI).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use crate::error::{ErrorKind, Result};
 
 /// The continuation marker that starts every message since Arrow 0.15.

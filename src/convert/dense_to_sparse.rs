@@ -161,7 +161,15 @@ fn scan_with<T: NativeValue, W: NativeIndex, R: Template<W>>(
             row.as_mut()[d] = W::usize_as(i);
         }
         if stride == 1 {
-            scan_line(&data[base..base + len], len, 1, inner, &mut row, &mut stage, e);
+            scan_line(
+                &data[base..base + len],
+                len,
+                1,
+                inner,
+                &mut row,
+                &mut stage,
+                e,
+            );
         } else {
             scan_line(&data[base..], len, stride, inner, &mut row, &mut stage, e);
         }

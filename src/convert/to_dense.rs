@@ -1,23 +1,28 @@
-//! Sparse to dense: a zeroed row-major output and one write per stored value.
+//! Sparse to dense: the output is written once, front to back, a block at a time.
 //!
-//! The linear offset of every stored value is computed from the index in blocks (generic
-//! over the index types only), and the values are written in a loop generic over the value
-//! type only. The output comes from a zeroed allocation (`calloc`: fresh pages cost no
-//! write), and layouts that store values in row-major order (canonical COO, CSR, CSF with
-//! the identity axis order) write it front to back.
+//! The row-major linear offset of every stored value is computed from the index (loops
+//! generic over the index types only, a block of offsets at a time). The output is then
+//! produced block by block (256 KiB, so a block stays in cache): the block is zero-filled
+//! at the end of the output vector and its values written into it. Layouts whose values
+//! come in row-major order (canonical COO, CSR, CSF with the identity axis order) feed
+//! the blocks directly; the others (CSC, other CSF orders, non-canonical COO) are first
+//! grouped by block with one counting sort over the stored values. Either way no byte of
+//! the output is written twice to memory, and no zeroing pass precedes the writes.
 
-use super::entries::try_with_capacity;
+use super::entries::{try_vec, try_with_capacity};
 use super::sparse_to_sparse::validated;
 use crate::error::{fail, ErrorKind, Result};
 use crate::sparse::{typed_index, CooOrder, SparseIndex};
 use crate::tensor::{element_count, row_major_strides};
 use crate::types::NativeValue;
 use crate::{SparseTensor, Tensor};
-use arrow_buffer::ArrowNativeType;
-use arrow_buffer::Buffer;
+use arrow_buffer::{ArrowNativeType, Buffer};
 
 /// Offsets are produced and consumed this many at a time.
 const BLOCK: usize = 4096;
+
+/// Bytes of output filled at a time.
+const FILL_BYTES: usize = 256 * 1024;
 
 /// Expands to a dense row-major tensor; see [`crate::convert::to_dense`].
 pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<Tensor> {
@@ -39,28 +44,58 @@ pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<
         Some(bytes) if bytes <= isize::MAX as usize => {}
         _ => return fail(ErrorKind::Overflow("dense byte size".into())),
     }
-    // Duplicates (only in a non-canonical COO index) are summed in storage order.
-    let may_repeat = matches!(s.index(), SparseIndex::Coo(c) if !c.is_canonical());
+    let (sorted, may_repeat) = match s.index() {
+        // Canonical: sorted row-major whatever the matrix layout; else duplicates possible.
+        SparseIndex::Coo(c) => (c.is_canonical(), !c.is_canonical()),
+        SparseIndex::Csx(c) => (c.axis().dim() == 0, false),
+        SparseIndex::Csf(c) => (
+            c.axis_order().iter().enumerate().all(|(k, &d)| k == d),
+            false,
+        ),
+    };
+    // A power of two, so that block numbers are shifts.
+    let shift = (FILL_BYTES / w).max(1).ilog2();
+    let block = 1usize << shift;
     let data = crate::dispatch_value!(s.value_type(), T => {
         let values = s.values::<T>().unwrap_or_default();
-        let mut out = zeroed::<T>(total)?;
-        if may_repeat {
-            let mut seen = vec![0u64; total.div_ceil(64)];
+        let mut fill = Fill::<T>::new(total, shift, may_repeat)?;
+        if sorted {
             for_each_offset_block(&s, &mut |offsets, first| {
                 for (&o, &v) in offsets.iter().zip(&values[first..]) {
-                    let (word, bit) = (o / 64, 1u64 << (o % 64));
-                    out[o] = if seen[word] & bit != 0 { out[o].combine(v) } else { v };
-                    seen[word] |= bit;
+                    fill.put(o, v);
                 }
             })?;
         } else {
-            for_each_offset_block(&s, &mut |offsets, first| {
-                for (&o, &v) in offsets.iter().zip(&values[first..]) {
-                    out[o] = v;
+            // Group the values by output block (stable: duplicates keep storage order).
+            let blocks = total.div_ceil(block);
+            let mut start = try_vec(blocks + 1, 0usize, "block counts")?;
+            for_each_offset_block(&s, &mut |offsets, _| {
+                for &o in offsets {
+                    start[(o >> shift) + 1] += 1;
                 }
             })?;
+            for b in 0..blocks {
+                start[b + 1] += start[b];
+            }
+            let mut next = start.clone();
+            let mut rel = try_vec(values.len(), 0u32, "block offsets")?;
+            let mut grouped = try_vec(values.len(), T::ZERO, "grouped values")?;
+            for_each_offset_block(&s, &mut |offsets, first| {
+                for (&o, &v) in offsets.iter().zip(&values[first..]) {
+                    let slot = &mut next[o >> shift];
+                    rel[*slot] = (o & (block - 1)) as u32;
+                    grouped[*slot] = v;
+                    *slot += 1;
+                }
+            })?;
+            for b in 0..blocks {
+                let base = b * block;
+                for k in start[b]..start[b + 1] {
+                    fill.put(base + rel[k] as usize, grouped[k]);
+                }
+            }
         }
-        Buffer::from_vec(out)
+        Buffer::from_vec(fill.finish())
     });
     Tensor::try_new(
         s.value_type(),
@@ -71,13 +106,58 @@ pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<
     .with_dim_names(s.dim_names().iter().cloned())
 }
 
-/// `n` zeros, from a zeroed allocation; an error instead of an abort when the memory
-/// cannot be had.
-fn zeroed<T: NativeValue>(n: usize) -> Result<Vec<T>> {
-    // Probe first: `vec!` would abort on failure, but it is the one way to get zeroed
-    // (untouched) pages for the common types.
-    drop(try_with_capacity::<T>(n, "the dense output")?);
-    Ok(vec![T::ZERO; n])
+/// The output under construction: zero-filled a block at a time as values arrive in
+/// increasing block order (any order within a block).
+struct Fill<T> {
+    out: Vec<T>,
+    total: usize,
+    /// Blocks hold `1 << shift` elements.
+    shift: u32,
+    /// For inputs that may repeat a coordinate: which elements hold a value already.
+    seen: Option<Vec<u64>>,
+}
+
+impl<T: NativeValue> Fill<T> {
+    fn new(total: usize, shift: u32, may_repeat: bool) -> Result<Self> {
+        let seen = if may_repeat {
+            Some(try_vec(total.div_ceil(64), 0u64, "a seen bitmap")?)
+        } else {
+            None
+        };
+        Ok(Fill {
+            out: try_with_capacity(total, "the dense output")?,
+            total,
+            shift,
+            seen,
+        })
+    }
+
+    #[inline(always)]
+    fn put(&mut self, o: usize, v: T) {
+        if o >= self.out.len() {
+            // Zero-fill through the block holding `o`.
+            let end = ((o >> self.shift) + 1) << self.shift;
+            self.out.resize(end.min(self.total), T::ZERO);
+        }
+        match &mut self.seen {
+            None => self.out[o] = v,
+            Some(seen) => {
+                let (word, bit) = (o / 64, 1u64 << (o % 64));
+                let slot = &mut self.out[o];
+                *slot = if seen[word] & bit != 0 {
+                    slot.combine(v)
+                } else {
+                    v
+                };
+                seen[word] |= bit;
+            }
+        }
+    }
+
+    fn finish(mut self) -> Vec<T> {
+        self.out.resize(self.total, T::ZERO);
+        self.out
+    }
 }
 
 /// Calls `f(offsets, first)` with the row-major linear offsets of the stored values

@@ -150,9 +150,10 @@ impl CooIndex {
                 .collect()
         };
         rows.sort_by_cached_key(|&i| key(i));
-        rows.windows(2)
-            .find(|w| key(w[0]) == key(w[1]))
-            .map(|w| (w[0].min(w[1]), w[0].max(w[1])))
+        rows.windows(2).find_map(|w| match *w {
+            [a, b] if key(a) == key(b) => Some((a.min(b), a.max(b))),
+            _ => None,
+        })
     }
 }
 
@@ -164,20 +165,28 @@ pub(crate) fn first_unsorted<I: NativeIndex>(
     order: CooOrder,
 ) -> Option<usize> {
     match order {
-        CooOrder::RowMajor => (1..nnz).find(|&i| {
-            let a = &s[(i - 1) * ndim..i * ndim];
-            let b = &s[i * ndim..(i + 1) * ndim];
-            a >= b
-        }),
-        CooOrder::ColumnMajor => (1..nnz).find(|&i| {
-            for d in 0..ndim {
-                let (a, b) = (s[d * nnz + i - 1], s[d * nnz + i]);
-                if a != b {
-                    return a > b;
+        // Rank 0: every entry is the one cell, so a second entry is a duplicate.
+        _ if ndim == 0 => (nnz > 1).then_some(1),
+        CooOrder::RowMajor => {
+            let rows = s.chunks_exact(ndim).take(nnz);
+            rows.clone()
+                .zip(rows.skip(1))
+                .position(|(a, b)| a >= b)
+                .map(|k| k + 1)
+        }
+        CooOrder::ColumnMajor => {
+            let columns: Vec<&[I]> = s.chunks_exact(nnz.max(1)).take(ndim).collect();
+            (1..nnz).find(|&i| {
+                for col in &columns {
+                    if let [.., a, b] = col.get(..=i).unwrap_or_default() {
+                        if a != b {
+                            return a > b;
+                        }
+                    }
                 }
-            }
-            true
-        }),
+                true
+            })
+        }
     }
 }
 

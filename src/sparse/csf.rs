@@ -109,15 +109,21 @@ fn visit_typed<P: NativeIndex, I: NativeIndex>(
         top.1 += 1;
         let dim = order.get(level).copied().unwrap_or(usize::MAX);
         let level_indices = lv.indices.get(level).copied().unwrap_or_default();
-        coords[dim.min(n - 1)] = crate::sparse::check_coord(
+        let c = crate::sparse::check_coord(
             level_indices,
             pos,
             shape,
             dim,
             BufferId::CsfIndices(level),
         )?;
-        visited[level] += 1;
-        if visited[level] > level_indices.len() {
+        if let Some(slot) = coords.get_mut(dim) {
+            *slot = c;
+        }
+        let seen = visited.get_mut(level).map_or(usize::MAX, |v| {
+            *v += 1;
+            *v
+        });
+        if seen > level_indices.len() {
             return Err(ErrorKind::InvalidIndptr {
                 buffer: BufferId::CsfIndptr(level.saturating_sub(1)),
                 position: 0,
@@ -149,7 +155,7 @@ pub(crate) fn find(index: &CsfIndex, coords: &[usize], sorted: bool) -> Result<V
             for level in 0..n {
                 let dim = index.axis_order.get(level).copied().unwrap_or(0);
                 let q = coords.get(dim).copied().unwrap_or(0) as i64;
-                let slice = lv.indices[level].get(a..b).unwrap_or_default();
+                let slice = lv.indices.get(level).and_then(|s| s.get(a..b)).unwrap_or_default();
                 let Some(k) = crate::sparse::search(slice, q, sorted).first().copied() else {
                     return Ok(Vec::new());
                 };
@@ -157,8 +163,9 @@ pub(crate) fn find(index: &CsfIndex, coords: &[usize], sorted: bool) -> Result<V
                 if level + 1 == n {
                     return Ok(vec![p]);
                 }
-                let child_len = lv.indices[level + 1].len();
-                (a, b) = crate::sparse::csx::slice_bounds(lv.indptr[level], p, child_len, BufferId::CsfIndptr(level))?;
+                let child_len = lv.indices.get(level + 1).map_or(0, |s| s.len());
+                let ptr = lv.indptr.get(level).copied().unwrap_or_default();
+                (a, b) = crate::sparse::csx::slice_bounds(ptr, p, child_len, BufferId::CsfIndptr(level))?;
             }
             Ok(Vec::new())
         })

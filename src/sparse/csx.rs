@@ -116,7 +116,6 @@ fn visit_typed<P: NativeIndex, I: NativeIndex>(
     let inner = 1 - outer;
     let n = indptr.len().saturating_sub(1);
     let mut visited = 0usize;
-    let mut coords = [0usize; 2];
     for r in 0..n {
         let (a, b) = slice_bounds(indptr, r, indices.len(), BufferId::CsxIndptr)?;
         visited += b - a;
@@ -129,10 +128,9 @@ fn visit_typed<P: NativeIndex, I: NativeIndex>(
             }
             .into());
         }
-        coords[outer] = r;
         for k in a..b {
-            coords[inner] =
-                crate::sparse::check_coord(indices, k, shape, inner, BufferId::CsxIndices)?;
+            let c = crate::sparse::check_coord(indices, k, shape, inner, BufferId::CsxIndices)?;
+            let coords = if outer == 0 { [r, c] } else { [c, r] };
             f(&coords, k)?;
         }
     }
@@ -146,9 +144,12 @@ pub(crate) fn find(index: &CsxIndex, coords: &[usize], sorted: bool) -> Result<V
             let indptr = crate::sparse::typed_index::<P>(&index.indptr)?;
             let indices = crate::sparse::typed_index::<I>(&index.indices)?;
             let outer = index.axis.dim();
-            let (r, c) = (coords[outer], coords[1 - outer] as i64);
+            let (Some(&r), Some(&c)) = (coords.get(outer), coords.get(1 - outer)) else {
+                return Ok(Vec::new());
+            };
             let (a, b) = slice_bounds(indptr, r, indices.len(), BufferId::CsxIndptr)?;
-            let slice = &indices[a..b];
+            let slice = indices.get(a..b).unwrap_or_default();
+            let c = c as i64;
             Ok(crate::sparse::search(slice, c, sorted).into_iter().map(|k| a + k).collect())
         })
     })

@@ -1,5 +1,13 @@
 //! The [`SparseTensor`] model and its three index layouts.
 
+// The decode path handles untrusted bytes: no panicking shortcuts (enforced by clippy in CI).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 pub mod coo;
 pub mod csf;
 pub mod csx;
