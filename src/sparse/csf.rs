@@ -93,6 +93,11 @@ fn visit_typed<P: NativeIndex, I: NativeIndex>(
     if n == 0 {
         return Ok(());
     }
+    // Every level's slices must cover the next level exactly once.
+    for (level, ptr) in lv.indptr.iter().enumerate() {
+        let child_len = lv.indices.get(level + 1).map_or(0, |s| s.len());
+        crate::sparse::csx::check_ends(ptr, child_len, BufferId::CsfIndptr(level))?;
+    }
     let order = &index.axis_order;
     let mut coords = vec![0usize; n];
     // Stack of (level, next position, end) cursors; visits are counted per level so that

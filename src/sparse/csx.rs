@@ -92,6 +92,35 @@ pub(crate) fn slice_bounds<P: NativeIndex>(
     Ok((a, b))
 }
 
+/// Checks that `indptr` starts at 0 and ends at `len`: with every slice non-decreasing
+/// (checked slice by slice), the slices then cover `0..len` exactly once. A permissive
+/// walk checks this first, so that it reports bad index data instead of silently skipping
+/// stored values.
+#[inline]
+pub(crate) fn check_ends<P: NativeIndex>(indptr: &[P], len: usize, buffer: BufferId) -> Result<()> {
+    let first = indptr.first().map_or(0, |v| v.as_index());
+    if first != 0 {
+        return Err(ErrorKind::InvalidIndptr {
+            buffer,
+            position: 0,
+            value: first,
+            rule: "indptr must start at 0",
+        }
+        .into());
+    }
+    let last = indptr.last().map_or(0, |v| v.as_index());
+    if usize::try_from(last).ok() != Some(len) {
+        return Err(ErrorKind::InvalidIndptr {
+            buffer,
+            position: indptr.len().saturating_sub(1) as u64,
+            value: last,
+            rule: "indptr must end at the number of entries it delimits",
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// Visits every stored value: `f(coords, position)`.
 pub(crate) fn visit(
     index: &CsxIndex,
@@ -114,6 +143,7 @@ fn visit_typed<P: NativeIndex, I: NativeIndex>(
     let indices = crate::sparse::typed_index::<I>(&index.indices)?;
     let outer = index.axis.dim();
     let inner = 1 - outer;
+    check_ends(indptr, indices.len(), BufferId::CsxIndptr)?;
     let n = indptr.len().saturating_sub(1);
     let mut visited = 0usize;
     for r in 0..n {
