@@ -1,16 +1,20 @@
 //! Times this crate's dense <-> sparse conversions side by side with Arrow C++'s.
 //!
 //! ```text
-//! cargo run --release --example compare_convert [-- --reps N] [--helper PATH] [--only KIND]
+//! cargo run --release --example compare_convert [-- --reps N] [--rounds N] [--helper PATH] [--only KIND]
 //! ```
 //!
 //! For a 4096 x 4096 float64 matrix (COO, CSR, CSC, CSF) and a 200 x 200 x 200 float64
 //! tensor (COO, CSF), each with 1,000,000 non-zeros at the same pseudo-random positions
-//! on both sides, it prints one JSON line per conversion: the median of `--reps` runs
-//! (after one warm-up) of ours with the default options (narrowest index type) and with
-//! int64 indices (Arrow's default), Arrow's median from the interop helper
-//! (`arrow_interop time-convert`, built by `tests/interop/build.sh` against the pyarrow of
-//! `.venv` when missing), and the ratios `arrow_s / ours_s`.
+//! on both sides, it prints one JSON line per conversion. `--rounds` rounds (default 3)
+//! alternate between the sides; each times `--reps` runs (default 5, after a warm-up) of
+//! ours with the default options (narrowest index type, scans on every core), with int64
+//! indices (Arrow's default) and, for dense to sparse, on one thread (as Arrow's
+//! converters run), then Arrow's converters through the interop helper (`arrow_interop
+//! time-convert`, built by `tests/interop/build.sh` against the pyarrow of `.venv` when
+//! missing). `ours_s` and `arrow_s` are medians over all runs (Arrow: the median of its
+//! per-round medians), `ratio = arrow_s / ours_s`; `ratio_min` compares the fastest runs,
+//! the better estimate when other work loads the machine.
 //!
 //! Both sides allocate through mimalloc (the allocator of Arrow C++'s default memory pool
 //! in the pyarrow wheels), so that freed pages are reused alike: with the system
@@ -55,27 +59,38 @@ fn make_input(shape: &[usize], nnz: usize) -> Tensor {
     Tensor::from_vec(shape.to_vec(), data).expect("input tensor")
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
+/// Timings in seconds.
+#[derive(Default)]
+struct Samples(Vec<f64>);
 
-/// Median seconds of `reps` runs of `f` after one warm-up run.
-fn time<R>(reps: usize, mut f: impl FnMut() -> R) -> f64 {
-    drop(f());
-    let mut times = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let t = Instant::now();
-        let r = f();
-        times.push(t.elapsed().as_secs_f64());
-        drop(r);
+impl Samples {
+    fn median(&self) -> f64 {
+        let mut v = self.0.clone();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n == 0 {
+            f64::NAN
+        } else if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
     }
-    median(times)
+
+    fn min(&self) -> f64 {
+        self.0.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+
+    /// Adds `reps` timed runs of `f` (after one warm-up run).
+    fn time<R>(&mut self, reps: usize, mut f: impl FnMut() -> R) {
+        drop(f());
+        for _ in 0..reps {
+            let t = Instant::now();
+            let r = f();
+            self.0.push(t.elapsed().as_secs_f64());
+            drop(r);
+        }
+    }
 }
 
 fn root() -> PathBuf {
@@ -99,8 +114,14 @@ fn helper(explicit: Option<PathBuf>) -> PathBuf {
     out
 }
 
-/// Arrow's medians (to sparse, to dense) from `arrow_interop time-convert`.
-fn arrow_times(helper: &Path, kind: &str, shape: &str, nnz: usize, reps: usize) -> (f64, f64) {
+/// Arrow's (median, min) to sparse and to dense, from `arrow_interop time-convert`.
+fn arrow_times(
+    helper: &Path,
+    kind: &str,
+    shape: &str,
+    nnz: usize,
+    reps: usize,
+) -> ((f64, f64), (f64, f64)) {
     let out = Command::new(helper)
         .args([
             "time-convert",
@@ -119,9 +140,10 @@ fn arrow_times(helper: &Path, kind: &str, shape: &str, nnz: usize, reps: usize) 
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("helper JSON");
     assert_eq!(v["roundtrip_equal"], true, "Arrow's round trip differs");
     assert_eq!(v["nnz"].as_u64(), Some(nnz as u64), "Arrow's nnz");
+    let get = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("helper field {k}"));
     (
-        v["to_sparse_s"].as_f64().expect("to_sparse_s"),
-        v["to_dense_s"].as_f64().expect("to_dense_s"),
+        (get("to_sparse_s"), get("to_sparse_min_s")),
+        (get("to_dense_s"), get("to_dense_min_s")),
     )
 }
 
@@ -136,16 +158,20 @@ fn format_of(kind: &str) -> SparseFormat {
 }
 
 fn main() {
-    let mut reps = 7usize;
+    let mut reps = 5usize;
+    let mut rounds = 3usize;
     let mut helper_path = None;
     let mut only: Option<String> = None;
+    let usage = "usage: compare_convert [--reps N] [--rounds N] [--helper PATH] [--only KIND]";
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
+        let mut value = || args.next().unwrap_or_else(|| panic!("{usage}"));
         match a.as_str() {
-            "--reps" => reps = args.next().and_then(|v| v.parse().ok()).expect("--reps N"),
-            "--helper" => helper_path = args.next().map(PathBuf::from),
-            "--only" => only = args.next(),
-            _ => panic!("usage: compare_convert [--reps N] [--helper PATH] [--only KIND]"),
+            "--reps" => reps = value().parse().expect("--reps N"),
+            "--rounds" => rounds = value().parse().expect("--rounds N"),
+            "--helper" => helper_path = Some(PathBuf::from(value())),
+            "--only" => only = Some(value()),
+            _ => panic!("{usage}"),
         }
     }
     let helper = helper(helper_path);
@@ -156,6 +182,7 @@ fn main() {
     ];
     let defaults = ConvertOptions::default();
     let int64 = ConvertOptions::default().with_index_type(IndexType::Int64);
+    let one_thread = ConvertOptions::default().with_threads(1);
     for (shape, shape_name, kinds) in cases {
         let dense = make_input(shape, nnz);
         for &kind in kinds {
@@ -167,49 +194,77 @@ fn main() {
             let sparse64 = convert::from_dense(&dense, format, &int64).unwrap();
             assert_eq!(sparse.nnz(), nnz);
             assert!(convert::to_dense(&sparse).unwrap().content_eq(&dense));
+            assert!(convert::to_dense(&sparse64).unwrap().content_eq(&dense));
 
-            let ours_to_sparse = time(reps, || convert::from_dense(&dense, format, &defaults));
-            let ours64_to_sparse = time(reps, || convert::from_dense(&dense, format, &int64));
-            let ours_to_dense = time(reps, || convert::to_dense(&sparse));
-            let ours64_to_dense = time(reps, || convert::to_dense(&sparse64));
-            let model_to_dense = time(reps, || sparse.to_dense());
-            let (arrow_to_sparse, arrow_to_dense) =
-                arrow_times(&helper, kind, shape_name, nnz, reps);
-
-            let line = |conversion: String,
-                        ours: f64,
-                        ours64: f64,
-                        arrow: f64,
-                        goal: f64,
-                        extra: &str| {
-                println!(
-                    "{{\"conversion\":\"{conversion}\",\"shape\":\"{shape_name}\",\"nnz\":{nnz},\
-                     \"index_type\":\"{}\",\"ours_s\":{ours:.6},\"ours_int64_s\":{ours64:.6},\
-                     \"arrow_s\":{arrow:.6},\"ratio\":{:.2},\"ratio_int64\":{:.2},\"goal\":{goal}{extra}}}",
-                    index_type_name(&sparse),
-                    arrow / ours,
-                    arrow / ours64,
-                );
-            };
+            // Rounds alternate between the two sides, so that a change of load on the
+            // machine hits both alike.
+            let (mut to_sparse, mut to_sparse64, mut to_sparse1) = Default::default();
+            let (mut to_dense, mut to_dense64, mut model) = Default::default();
+            let (mut arrow_sparse, mut arrow_dense) = (Samples::default(), Samples::default());
+            let mut arrow_min = (f64::INFINITY, f64::INFINITY);
+            for _ in 0..rounds {
+                Samples::time(&mut to_sparse, reps, || {
+                    convert::from_dense(&dense, format, &defaults)
+                });
+                Samples::time(&mut to_sparse64, reps, || {
+                    convert::from_dense(&dense, format, &int64)
+                });
+                Samples::time(&mut to_sparse1, reps, || {
+                    convert::from_dense(&dense, format, &one_thread)
+                });
+                Samples::time(&mut to_dense, reps, || convert::to_dense(&sparse));
+                Samples::time(&mut to_dense64, reps, || convert::to_dense(&sparse64));
+                Samples::time(&mut model, reps, || sparse.to_dense());
+                let ((sm, smin), (dm, dmin)) = arrow_times(&helper, kind, shape_name, nnz, reps);
+                arrow_sparse.0.push(sm);
+                arrow_dense.0.push(dm);
+                arrow_min = (arrow_min.0.min(smin), arrow_min.1.min(dmin));
+            }
             let goal = match kind {
                 "csr" | "csc" => 10.0,
                 _ => 3.0,
             };
+            let line = |conversion: String,
+                        ours: &Samples,
+                        ours64: &Samples,
+                        arrow: &Samples,
+                        arrow_min: f64,
+                        goal: f64,
+                        extra: String| {
+                let (o, o64, a) = (ours.median(), ours64.median(), arrow.median());
+                println!(
+                    "{{\"conversion\":\"{conversion}\",\"shape\":\"{shape_name}\",\"nnz\":{nnz},\
+                     \"index_type\":\"{}\",\"ours_s\":{o:.6},\"arrow_s\":{a:.6},\
+                     \"ratio\":{:.2},\"goal\":{goal},\"ours_min_s\":{:.6},\"arrow_min_s\":{arrow_min:.6},\
+                     \"ratio_min\":{:.2},\"ours_int64_s\":{o64:.6},\"ratio_int64\":{:.2}{extra}}}",
+                    index_type_name(&sparse),
+                    a / o,
+                    ours.min(),
+                    arrow_min / ours.min(),
+                    a / o64,
+                );
+            };
+            let one = to_sparse1.median();
             line(
                 format!("dense->{kind}"),
-                ours_to_sparse,
-                ours64_to_sparse,
-                arrow_to_sparse,
+                &to_sparse,
+                &to_sparse64,
+                &arrow_sparse,
+                arrow_min.0,
                 goal,
-                "",
+                format!(
+                    ",\"ours_1_thread_s\":{one:.6},\"ratio_1_thread\":{:.2}",
+                    arrow_sparse.median() / one
+                ),
             );
             line(
                 format!("{kind}->dense"),
-                ours_to_dense,
-                ours64_to_dense,
-                arrow_to_dense,
+                &to_dense,
+                &to_dense64,
+                &arrow_dense,
+                arrow_min.1,
                 1.5,
-                &format!(",\"model_to_dense_s\":{model_to_dense:.6}"),
+                format!(",\"model_to_dense_s\":{:.6}", model.median()),
             );
         }
     }

@@ -33,12 +33,13 @@ fn main() {
     let o = ConvertOptions::default();
     let sp = convert::from_dense(&t, f, &o).unwrap();
     let t0 = std::time::Instant::now();
-    for _ in 0..30 {
+    let iters: usize = args.get(4).map(|s| s.parse().unwrap()).unwrap_or(30);
+    for _ in 0..iters {
         if what == "to" {
             std::hint::black_box(convert::from_dense(&t, f, &o).unwrap());
         } else {
             std::hint::black_box(convert::to_dense(&sp).unwrap());
         }
     }
-    eprintln!("{:?} per iter", t0.elapsed() / 30);
+    eprintln!("{:?} per iter", t0.elapsed() / iters.max(1) as u32);
 }

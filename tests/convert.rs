@@ -333,7 +333,7 @@ fn options(ndim: usize) -> impl Strategy<Value = ConvertOptions> {
     (index_option(), axis_order(ndim)).prop_map(|(index_type, axis_order)| ConvertOptions {
         index_type,
         axis_order,
-        drop_zeros: false,
+        ..ConvertOptions::default()
     })
 }
 
@@ -900,4 +900,110 @@ fn larger_random_matrices_every_path() {
             }
         }
     }
+}
+
+#[test]
+fn threads_do_not_change_results() {
+    // Above the size where scans are split among threads: 1100 x 1000 and 1000 x 3 x 400,
+    // row- and column-major, ~3% non-zeros with -0.0 among the zeros.
+    let mut state = 0x0bad_5eed_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for shape in [vec![1100usize, 1000], vec![1000, 3, 400]] {
+        let n: usize = shape.iter().product();
+        let values: Vec<Scalar> = (0..n)
+            .map(|_| {
+                let r = next();
+                Scalar::Float32(match r % 64 {
+                    0 | 1 => (r >> 40) as f32 - 100.0,
+                    2 => -0.0,
+                    _ => 0.0,
+                })
+            })
+            .collect();
+        let expected: Vec<Scalar> = values.iter().copied().map(normalize).collect();
+        for layout in [Layout::RowMajor, Layout::ColumnMajor] {
+            let t = make_tensor(ValueType::Float32, &shape, &values, &layout);
+            for f in formats_for(shape.len()) {
+                let one =
+                    convert::from_dense(&t, f, &ConvertOptions::default().with_threads(1)).unwrap();
+                check_valid(&one, f, "threads");
+                check_dense(&one, &expected, "threads");
+                for threads in [0, 2, 3, 7] {
+                    let opts = ConvertOptions::default().with_threads(threads);
+                    let many = convert::from_dense(&t, f, &opts).unwrap();
+                    assert!(many.content_eq(&one), "{} with {threads} threads", f.name());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn unusual_strides() {
+    // A broadcast row (stride 0), a size-1 dimension with an odd stride, and strides that
+    // are not multiples of the value width (read bytewise through a row-major copy).
+    let data: Vec<u8> = [0.0f64, 2.0, 0.0, -3.5]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let t = Tensor::try_new(
+        ValueType::Float64,
+        vec![3, 4],
+        vec![0, 8],
+        Buffer::from_vec(data.clone()),
+    )
+    .unwrap();
+    let expected: Vec<Scalar> = t.iter().collect();
+    assert_eq!(expected.len(), 12);
+    let t1 = Tensor::try_new(
+        ValueType::Float64,
+        vec![4, 1],
+        vec![8, 1000],
+        Buffer::from_vec(data),
+    )
+    .unwrap();
+    let expected1: Vec<Scalar> = t1.iter().collect();
+    let mut odd = vec![0u8; 3 * 9];
+    odd[9..17].copy_from_slice(&7.25f64.to_le_bytes());
+    let t2 = Tensor::try_new(ValueType::Float64, vec![3], vec![9], Buffer::from_vec(odd)).unwrap();
+    let expected2: Vec<Scalar> = t2.iter().collect();
+    assert_eq!(expected2[1], Scalar::Float64(7.25));
+    for (t, expected) in [(&t, &expected), (&t1, &expected1), (&t2, &expected2)] {
+        for f in formats_for(t.ndim()) {
+            let s = convert::from_dense(t, f, &ConvertOptions::default()).unwrap();
+            check_valid(&s, f, "unusual strides");
+            check_dense(&s, expected, "unusual strides");
+        }
+    }
+}
+
+#[test]
+fn huge_sparse_shapes_convert_without_dense_work() {
+    // 10^12 x 10^12 with three entries: sparse to sparse never allocates per element of
+    // the shape (CSF and COO; a CSR would need 10^12 + 1 indptr entries by definition).
+    let big = 1_000_000_000_000usize;
+    let s = SparseTensor::coo(
+        &[big, big],
+        vec![5i64, 7, 0, 999_999_999_999, 5, 3],
+        vec![1u16, 2, 3],
+    )
+    .unwrap();
+    assert!(!matches!(s.index(), SparseIndex::Coo(c) if c.is_canonical()));
+    let c = convert::canonicalize(&s).unwrap();
+    check_valid(&c, SparseFormat::Coo, "huge");
+    let coords: Vec<Vec<usize>> = c.iter().unwrap().map(|nz| nz.coords).collect();
+    assert_eq!(coords, vec![vec![0, big - 1], vec![5, 3], vec![5, 7]]);
+    assert_eq!(c.values::<u16>().unwrap(), &[2, 3, 1]);
+    let csf = convert::convert(&s, SparseFormat::Csf, &ConvertOptions::default()).unwrap();
+    check_valid(&csf, SparseFormat::Csf, "huge");
+    let back = convert::convert(&csf, SparseFormat::Coo, &ConvertOptions::default()).unwrap();
+    assert!(back.content_eq(&c));
+    // Too large to expand: an error, not an abort.
+    assert!(convert::to_dense(&s).is_err());
+    assert!(convert::to_dense_limited(&s, 1 << 20).is_err());
 }

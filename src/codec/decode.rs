@@ -645,7 +645,9 @@ pub fn assemble(meta: MessageMeta, body: Buffer, options: &ReadOptions) -> Resul
                         .checked_mul(ndim)
                         .ok_or_else(|| ErrorKind::Overflow("COO nnz x ndim".into()))?;
                     let arr = slicer.index(buffer, index_type, cells, BufferId::CooIndices)?;
-                    let mut coo = CooIndex::with_order(arr, shape.len(), order)?;
+                    // The flag as the message states it (strict validation checks it): no
+                    // scan of the coordinates here, so permissive decoding stays O(1).
+                    let mut coo = CooIndex::with_flag(arr, shape.len(), order, canonical)?;
                     // Rank 0 has no coordinates to count: take nnz from the message before
                     // the flag, so that the flag is kept (two entries flagged canonical are
                     // duplicates of the one cell) rather than recomputed.

@@ -16,6 +16,7 @@ use crate::tensor::row_major_strides;
 use crate::types::{NativeIndex, NativeValue};
 use crate::{SparseFormat, SparseTensor, Tensor};
 use arrow_buffer::Buffer;
+use std::ops::Range;
 
 /// Converts a dense tensor to `format`.
 pub(crate) fn from_dense(
@@ -34,10 +35,18 @@ pub(crate) fn from_dense(
     crate::dispatch_value!(t.value_type(), T => {
         let elements = typed::<T>(&data).unwrap_or_default();
         dispatch_work!(wide, W => {
-            let entries = scan::<T, W>(elements, shape, &es);
+            let entries = scan::<T, W>(elements, shape, &es, threads(opts));
             entries.finish(format, shape, t.dim_names(), opts.index_type, &csf_order)
         })
     })
+}
+
+/// The number of threads a scan may use.
+fn threads(opts: &ConvertOptions) -> usize {
+    match opts.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+        n => n,
+    }
 }
 
 /// The data as an aligned buffer of whole elements with element strides: the tensor's own
@@ -70,11 +79,16 @@ trait Template<W>: AsRef<[W]> + AsMut<[W]> {}
 impl<W, const N: usize> Template<W> for [W; N] {}
 impl<W> Template<W> for Vec<W> {}
 
-/// The non-zero entries of a strided tensor, in memory order.
+/// Tensors with at least this many elements are scanned by several threads.
+const PARALLEL_MIN: usize = 1 << 20;
+
+/// The non-zero entries of a strided tensor, in memory order, scanned by up to `threads`
+/// threads (each takes a range of the outermost walked dimension).
 fn scan<T: NativeValue, W: NativeIndex>(
     data: &[T],
     shape: &[usize],
     es: &[usize],
+    threads: usize,
 ) -> Entries<T, W> {
     let ndim = shape.len();
     // Walk the dimensions of size > 1 by decreasing stride (stable: ties keep dimension
@@ -90,20 +104,80 @@ fn scan<T: NativeValue, W: NativeIndex>(
     if shape.contains(&0) {
         return e;
     }
-    // Room for the expected entries up front: growing by doubling would copy them.
     let total: usize = shape.iter().product();
+    let outer_len = walk.first().map_or(1, |&d| shape[d]);
+    let parts = if total >= PARALLEL_MIN {
+        threads.clamp(1, outer_len)
+    } else {
+        1
+    };
+    // Room for the expected entries up front: growing by doubling would copy them (only
+    // a hint: without the memory, the vectors grow as they go).
     let expected = estimate_nnz(data, total);
-    // Only a hint: without the memory, the vectors grow as they go.
     let _ = e.coords.try_reserve_exact(expected * ndim);
     let _ = e.values.try_reserve_exact(expected);
-    match ndim {
-        1 => scan_with(data, shape, es, &walk, [W::default(); 1], &mut e),
-        2 => scan_with(data, shape, es, &walk, [W::default(); 2], &mut e),
-        3 => scan_with(data, shape, es, &walk, [W::default(); 3], &mut e),
-        4 => scan_with(data, shape, es, &walk, [W::default(); 4], &mut e),
-        _ => scan_with(data, shape, es, &walk, vec![W::default(); ndim], &mut e),
+    let range = |p: usize| outer_len * p / parts..outer_len * (p + 1) / parts;
+    if parts == 1 {
+        scan_part(data, shape, es, &walk, range(0), &mut e);
+        return e;
+    }
+    let walk = &walk;
+    let rest: Vec<Entries<T, W>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (1..parts)
+            .map(|p| {
+                let job = move || {
+                    let r = range(p);
+                    let mut part = Entries {
+                        ndim,
+                        coords: Vec::new(),
+                        values: Vec::new(),
+                        order: None,
+                    };
+                    let share = expected / parts + 1024;
+                    let _ = part.coords.try_reserve_exact(share * ndim);
+                    let _ = part.values.try_reserve_exact(share);
+                    scan_part(data, shape, es, walk, r, &mut part);
+                    part
+                };
+                // No thread to be had: the job runs here, after the first part.
+                std::thread::Builder::new()
+                    .spawn_scoped(s, job)
+                    .map_err(|_| job)
+            })
+            .collect();
+        scan_part(data, shape, es, walk, range(0), &mut e);
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                Err(job) => job(),
+            })
+            .collect()
+    });
+    for part in rest {
+        e.coords.extend_from_slice(&part.coords);
+        e.values.extend_from_slice(&part.values);
     }
     e
+}
+
+/// Scans the positions `range` of the outermost walked dimension.
+fn scan_part<T: NativeValue, W: NativeIndex>(
+    data: &[T],
+    shape: &[usize],
+    es: &[usize],
+    walk: &[usize],
+    range: Range<usize>,
+    e: &mut Entries<T, W>,
+) {
+    let w = W::default();
+    match shape.len() {
+        1 => scan_with(data, shape, es, walk, range, [w; 1], e),
+        2 => scan_with(data, shape, es, walk, range, [w; 2], e),
+        3 => scan_with(data, shape, es, walk, range, [w; 3], e),
+        4 => scan_with(data, shape, es, walk, range, [w; 4], e),
+        n => scan_with(data, shape, es, walk, range, vec![w; n], e),
+    }
 }
 
 /// Entries are staged in fixed buffers (indexed writes, no capacity check per entry) and
@@ -138,59 +212,75 @@ fn scan_with<T: NativeValue, W: NativeIndex, R: Template<W>>(
     shape: &[usize],
     es: &[usize],
     walk: &[usize],
+    range: Range<usize>,
     mut row: R,
     e: &mut Entries<T, W>,
 ) {
     let ndim = row.as_ref().len();
-    let Some((&inner, outer)) = walk.split_last() else {
-        // Every dimension has size 1 (or rank 0): one element.
-        if let Some(&v) = data.first() {
-            if !v.is_zero() {
-                e.coords.extend_from_slice(row.as_ref());
-                e.values.push(v);
+    let mut stage = Stage::new(ndim);
+    match walk {
+        [] => {
+            // Every dimension has size 1 (or rank 0): one element.
+            if let Some(&v) = data.first() {
+                if !v.is_zero() {
+                    e.coords.extend_from_slice(row.as_ref());
+                    e.values.push(v);
+                }
             }
         }
-        return;
-    };
-    let (len, stride) = (shape[inner], es[inner]);
-    let mut stage = Stage::new(ndim);
-    let mut idx = vec![0usize; outer.len()];
-    let mut base = 0usize;
-    loop {
-        for (&d, &i) in outer.iter().zip(&idx) {
-            row.as_mut()[d] = W::usize_as(i);
-        }
-        if stride == 1 {
+        &[inner] => {
+            let (start, stride) = (range.start, es[inner]);
+            let line = &data[start * stride..];
             scan_line(
-                &data[base..base + len],
-                len,
-                1,
+                line,
+                range.len(),
+                stride,
+                start,
                 inner,
                 &mut row,
                 &mut stage,
                 e,
             );
-        } else {
-            scan_line(&data[base..], len, stride, inner, &mut row, &mut stage, e);
         }
-        // Next position of the outer dimensions (odometer, last one fastest).
-        let mut k = outer.len();
-        loop {
-            if k == 0 {
-                stage.flush(ndim, e);
-                return;
+        &[.., inner] => {
+            let outer = &walk[..walk.len() - 1];
+            let (len, stride) = (shape[inner], es[inner]);
+            let mut idx = vec![0usize; outer.len()];
+            idx[0] = range.start;
+            let mut base = range.start * es[outer[0]];
+            'lines: loop {
+                for (&d, &i) in outer.iter().zip(&idx) {
+                    row.as_mut()[d] = W::usize_as(i);
+                }
+                let line = if stride == 1 {
+                    &data[base..base + len]
+                } else {
+                    &data[base..]
+                };
+                scan_line(line, len, stride, 0, inner, &mut row, &mut stage, e);
+                // Next position of the outer dimensions (odometer, last one fastest).
+                let mut k = outer.len();
+                loop {
+                    k -= 1;
+                    let d = outer[k];
+                    idx[k] += 1;
+                    base += es[d];
+                    if k == 0 {
+                        if idx[0] < range.end {
+                            break;
+                        }
+                        break 'lines;
+                    }
+                    if idx[k] < shape[d] {
+                        break;
+                    }
+                    base -= es[d] * shape[d];
+                    idx[k] = 0;
+                }
             }
-            k -= 1;
-            let d = outer[k];
-            idx[k] += 1;
-            base += es[d];
-            if idx[k] < shape[d] {
-                break;
-            }
-            base -= es[d] * shape[d];
-            idx[k] = 0;
         }
     }
+    stage.flush(ndim, e);
 }
 
 /// A capacity hint for the number of non-zeros of a large tensor: the density of 256
@@ -220,12 +310,14 @@ fn non_zero_mask<T: NativeValue>(chunk: &[T]) -> u64 {
 }
 
 /// Scans one line of the innermost walked dimension: `len` elements `stride` apart from
-/// the start of `data`, staging its non-zeros.
+/// the start of `data`, at coordinates `first..first + len`, staging its non-zeros.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn scan_line<T: NativeValue, W: NativeIndex, R: Template<W>>(
     data: &[T],
     len: usize,
     stride: usize,
+    first: usize,
     inner: usize,
     row: &mut R,
     stage: &mut Stage<T, W>,
@@ -253,7 +345,7 @@ fn scan_line<T: NativeValue, W: NativeIndex, R: Template<W>>(
         while mask != 0 {
             let b = mask.trailing_zeros() as usize;
             mask &= mask - 1;
-            row.as_mut()[inner] = W::usize_as(j0 + b);
+            row.as_mut()[inner] = W::usize_as(first + j0 + b);
             coords[k * n..(k + 1) * n].copy_from_slice(row.as_ref());
             values[k] = chunk[b];
             k += 1;

@@ -258,6 +258,11 @@ impl<T: NativeValue, W: NativeIndex> Entries<T, W> {
                     CompressedAxis::Column
                 };
                 let o = axis.dim();
+                if shape[0] > 1 && shape[1] > 1 && self.order.as_deref() == Some(&[1 - o, o]) {
+                    // Sorted the other way round: one counting sort straight into the
+                    // result (a transposition).
+                    return self.finish_transposed(axis, shape, dim_names, index_type);
+                }
                 self.sort_to(&[o, 1 - o], shape)?;
                 build_csx(&self.coords, axis, shape, index_type)?
             }
@@ -273,18 +278,69 @@ impl<T: NativeValue, W: NativeIndex> Entries<T, W> {
     }
 }
 
+impl<T: NativeValue, W: NativeIndex> Entries<T, W> {
+    /// CSR/CSC from matrix entries sorted by (other, compressed) dimension: counts per
+    /// compressed coordinate, then every entry straight to its place in the result.
+    fn finish_transposed(
+        self,
+        axis: CompressedAxis,
+        shape: &[usize],
+        dim_names: &[String],
+        index_type: Option<IndexType>,
+    ) -> Result<SparseTensor> {
+        let o = axis.dim();
+        let nnz = self.nnz();
+        let outer = shape[o];
+        let (bound, must_hold) = csx_bounds(shape, outer, nnz);
+        let t = choose_type(index_type, bound, must_hold)?;
+        let mut next = try_vec(outer + 1, 0usize, "indptr")?;
+        for row in self.coords.chunks_exact(2) {
+            next[row[o].as_usize() + 1] += 1;
+        }
+        for k in 0..outer {
+            next[k + 1] += next[k];
+        }
+        let mut values = try_vec(nnz, T::ZERO, "values")?;
+        let index = crate::dispatch_index!(t, F => {
+            let indptr: Vec<F> = next.iter().map(|&p| F::usize_as(p)).collect();
+            let mut indices = try_vec(nnz, F::default(), "indices")?;
+            for (row, &v) in self.coords.chunks_exact(2).zip(&self.values) {
+                let slot = &mut next[row[o].as_usize()];
+                indices[*slot] = F::usize_as(row[1 - o].as_usize());
+                values[*slot] = v;
+                *slot += 1;
+            }
+            CsxIndex::new(axis, IndexArray::from_vec(indptr), IndexArray::from_vec(indices))
+        });
+        let values = Buffer::from_vec(values);
+        SparseTensor::from_parts(
+            T::TYPE,
+            shape.to_vec(),
+            values,
+            SparseIndex::Csx(index),
+            Validation::Strict,
+        )?
+        .with_dim_names(dim_names.iter().cloned())
+    }
+}
+
+/// The bound (sizes and lengths) and the largest stored value of a CSR/CSC index.
+fn csx_bounds(shape: &[usize], outer: usize, nnz: usize) -> (u64, u64) {
+    let bound = max_dim(shape).max(outer as u64 + 1).max(nnz as u64);
+    let must_hold = max_dim(shape).saturating_sub(1).max(nnz as u64);
+    (bound, must_hold)
+}
+
 /// Moves every entry to its slot (rows of a fixed `N` coordinates).
 #[inline]
-fn scatter_rows<T: Copy, W: Copy, const N: usize>(
+fn scatter_rows<T: Copy, W: NativeIndex, const N: usize>(
     src: &[W],
     vals: &[T],
     d: usize,
     start: &mut [usize],
     coords: &mut [W],
     values: &mut [T],
-) where
-    W: NativeIndex,
-{
+) {
     for (row, &v) in src.chunks_exact(N).zip(vals) {
         let slot = &mut start[row[d].as_usize()];
         let k = *slot;
@@ -405,13 +461,17 @@ fn build_csx<W: NativeIndex>(
     })
 }
 
-/// The first level (in `order`) at which two coordinate rows differ.
+/// The first level (in `order`) at which two coordinate rows differ (without a branch
+/// per level: the count of leading equal levels).
 #[inline]
 fn first_difference<W: PartialEq>(prev: &[W], row: &[W], order: &[usize]) -> usize {
-    order
-        .iter()
-        .position(|&d| prev[d] != row[d])
-        .unwrap_or(order.len())
+    let mut equal = true;
+    let mut level = 0;
+    for &d in order {
+        equal &= prev[d] == row[d];
+        level += usize::from(equal);
+    }
+    level
 }
 
 /// A CSF index from coordinates sorted by `order` without duplicates.
@@ -423,18 +483,21 @@ fn build_csf<W: NativeIndex>(
     explicit: Option<IndexType>,
 ) -> Result<SparseIndex> {
     let nnz = coords.len() / ndim;
-    // Pass 1: the number of nodes of every level (a node starts where the coordinates of
-    // its level, or of a level above, change).
+    // Pass 1: the level at which each entry starts a new node (the first level, in
+    // `order`, whose coordinate differs from the entry before), and the number of nodes
+    // of every level.
+    let mut first_level: Vec<u32> = try_vec(nnz, 0, "CSF levels")?;
+    let next_rows = coords.get(ndim..).unwrap_or_default().chunks_exact(ndim);
+    for (slot, pair) in first_level
+        .iter_mut()
+        .skip(1)
+        .zip(coords.chunks_exact(ndim).zip(next_rows))
+    {
+        *slot = first_difference(pair.0, pair.1, order) as u32;
+    }
     let mut starts = vec![0usize; ndim + 1];
-    let mut prev: &[W] = &[];
-    for row in coords.chunks_exact(ndim) {
-        let l = if prev.is_empty() {
-            0
-        } else {
-            first_difference(prev, row, order)
-        };
-        starts[l] += 1;
-        prev = row;
+    for &l in &first_level {
+        starts[l as usize] += 1;
     }
     let mut nodes = vec![0usize; ndim];
     let mut acc = 0;
@@ -447,30 +510,34 @@ fn build_csf<W: NativeIndex>(
     let must_hold = max_dim(shape).saturating_sub(1).max(nnz as u64);
     let t = choose_type(explicit, bound, must_hold)?;
     crate::dispatch_index!(t, F => {
+        // Pass 2, level by level without a branch per entry: an entry starts a node of
+        // level k when its first level is at most k; the node's children in level k + 1
+        // start at the number of level k + 1 nodes before the entry.
+        let last = ndim - 1;
         let mut indices: Vec<Vec<F>> = Vec::with_capacity(ndim);
-        let mut indptr: Vec<Vec<F>> = Vec::with_capacity(ndim - 1);
-        for (k, &n) in nodes.iter().enumerate() {
-            indices.push(try_with_capacity(n, "CSF indices")?);
-            if k + 1 < ndim {
-                indptr.push(try_with_capacity(n + 1, "CSF indptr")?);
+        let mut indptr: Vec<Vec<F>> = Vec::with_capacity(last);
+        for k in 0..last {
+            let d = order[k];
+            let level = k as u32;
+            // One slot of slack: every entry writes, only node starts advance.
+            let mut idx = try_vec(nodes[k] + 1, F::default(), "CSF indices")?;
+            let mut ptr = try_vec(nodes[k] + 1, F::default(), "CSF indptr")?;
+            let (mut count, mut below) = (0usize, 0usize);
+            for (row, &l) in coords.chunks_exact(ndim).zip(&first_level) {
+                idx[count] = F::usize_as(row[d].as_usize());
+                ptr[count] = F::usize_as(below);
+                count += usize::from(l <= level);
+                below += usize::from(l <= level + 1);
             }
+            ptr[count] = F::usize_as(below);
+            idx.truncate(count);
+            indices.push(idx);
+            indptr.push(ptr);
         }
-        let mut prev: &[W] = &[];
-        for row in coords.chunks_exact(ndim) {
-            let l = if prev.is_empty() { 0 } else { first_difference(prev, row, order) };
-            for k in l..ndim {
-                if k + 1 < ndim {
-                    let children = indices[k + 1].len();
-                    indptr[k].push(F::usize_as(children));
-                }
-                indices[k].push(F::usize_as(row[order[k]].as_usize()));
-            }
-            prev = row;
-        }
-        for k in 0..ndim - 1 {
-            let children = indices[k + 1].len();
-            indptr[k].push(F::usize_as(children));
-        }
+        let d = order[last];
+        let mut leaves: Vec<F> = try_with_capacity(nnz, "CSF indices")?;
+        leaves.extend(coords.chunks_exact(ndim).map(|row| F::usize_as(row[d].as_usize())));
+        indices.push(leaves);
         Ok(SparseIndex::Csf(CsfIndex::new(
             order.to_vec(),
             indptr.into_iter().map(IndexArray::from_vec).collect(),

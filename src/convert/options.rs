@@ -73,6 +73,10 @@ pub struct ConvertOptions {
     /// duplicates are summed) are left out, by the same rule dense inputs follow: see
     /// [`crate::convert`]. Dense inputs never store zeros, whatever this says.
     pub drop_zeros: bool,
+    /// Threads a dense input of at least 2^20 elements is scanned with: 0 (the default)
+    /// for as many as [`std::thread::available_parallelism`] reports (at most 8), 1 for
+    /// the calling thread only. The result does not depend on it.
+    pub threads: usize,
 }
 
 impl ConvertOptions {
@@ -85,6 +89,12 @@ impl ConvertOptions {
     /// Sets [`ConvertOptions::axis_order`].
     pub fn with_axis_order(mut self, axis_order: CsfAxisOrder) -> Self {
         self.axis_order = axis_order;
+        self
+    }
+
+    /// Sets [`ConvertOptions::threads`].
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
         self
     }
 

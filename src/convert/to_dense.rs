@@ -12,7 +12,7 @@
 use super::entries::{try_vec, try_with_capacity};
 use super::sparse_to_sparse::validated;
 use crate::error::{fail, ErrorKind, Result};
-use crate::sparse::{typed_index, CooOrder, SparseIndex};
+use crate::sparse::{typed_index, CompressedAxis, CooOrder, CsxIndex, SparseIndex};
 use crate::tensor::{element_count, row_major_strides};
 use crate::types::NativeValue;
 use crate::{SparseTensor, Tensor};
@@ -21,8 +21,13 @@ use arrow_buffer::{ArrowNativeType, Buffer};
 /// Offsets are produced and consumed this many at a time.
 const BLOCK: usize = 4096;
 
-/// Bytes of output filled at a time.
+/// Bytes of output zero-filled at a time when the values come in row-major order (the
+/// block stays in cache while its values go in).
 const FILL_BYTES: usize = 256 * 1024;
+
+/// Bytes of output per group when the values must be grouped first: few enough groups
+/// that the grouping writes few streams at once.
+const GROUP_BYTES: usize = 2 * 1024 * 1024;
 
 /// Expands to a dense row-major tensor; see [`crate::convert::to_dense`].
 pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<Tensor> {
@@ -54,16 +59,21 @@ pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<
         ),
     };
     // A power of two, so that block numbers are shifts.
-    let shift = (FILL_BYTES / w).max(1).ilog2();
+    let block_bytes = if sorted { FILL_BYTES } else { GROUP_BYTES };
+    let shift = (block_bytes / w).max(1).ilog2();
     let block = 1usize << shift;
     let data = crate::dispatch_value!(s.value_type(), T => {
         let values = s.values::<T>().unwrap_or_default();
         let mut fill = Fill::<T>::new(total, shift, may_repeat)?;
-        if sorted {
+        let csc = match s.index() {
+            SparseIndex::Csx(c) if c.axis() == CompressedAxis::Column => Some(c),
+            _ => None,
+        };
+        if let Some(c) = csc {
+            csc_fill(c, s.shape(), values, &mut fill)?;
+        } else if sorted {
             for_each_offset_block(&s, &mut |offsets, first| {
-                for (&o, &v) in offsets.iter().zip(&values[first..]) {
-                    fill.put(o, v);
-                }
+                fill.put_all(offsets, &values[first..first + offsets.len()]);
             })?;
         } else {
             // Group the values by output block (stable: duplicates keep storage order).
@@ -89,10 +99,8 @@ pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<
                 }
             })?;
             for b in 0..blocks {
-                let base = b * block;
-                for k in start[b]..start[b + 1] {
-                    fill.put(base + rel[k] as usize, grouped[k]);
-                }
+                let (lo, hi) = (start[b], start[b + 1]);
+                fill.put_block(b, &rel[lo..hi], &grouped[lo..hi]);
             }
         }
         Buffer::from_vec(fill.finish())
@@ -104,6 +112,47 @@ pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<
         data,
     )?
     .with_dim_names(s.dim_names().iter().cloned())
+}
+
+/// CSC to row-major: a band of rows (about `GROUP_BYTES` of output) at a time, taking from
+/// every column the entries that fall in the band (a cursor per column: the columns are
+/// merged rather than sorted).
+fn csc_fill<T: NativeValue>(
+    c: &CsxIndex,
+    shape: &[usize],
+    values: &[T],
+    fill: &mut Fill<T>,
+) -> Result<()> {
+    let (nrows, ncols) = (shape[0], shape[1]);
+    let ends: Vec<usize> = crate::dispatch_index!(c.indptr().index_type(), P => {
+        typed_index::<P>(c.indptr())?.iter().map(|p| p.as_usize()).collect()
+    });
+    let mut cursor = ends.clone();
+    let band_bytes = GROUP_BYTES;
+    let band = (band_bytes / std::mem::size_of::<T>() / ncols.max(1)).max(1);
+    crate::dispatch_index!(c.indices().index_type(), I => {
+        let indices = typed_index::<I>(c.indices())?;
+        let mut r0 = 0;
+        while r0 < nrows {
+            let r1 = (r0 + band).min(nrows);
+            let out = fill.zero_to(r1 * ncols);
+            for col in 0..ncols {
+                let (mut k, end) = (cursor[col], ends[col + 1]);
+                // A column's entries are sorted by row.
+                while k < end {
+                    let r = indices[k].as_usize();
+                    if r >= r1 {
+                        break;
+                    }
+                    out[r * ncols + col] = values[k];
+                    k += 1;
+                }
+                cursor[col] = k;
+            }
+            r0 = r1;
+        }
+    });
+    Ok(())
 }
 
 /// The output under construction: zero-filled a block at a time as values arrive in
@@ -132,13 +181,70 @@ impl<T: NativeValue> Fill<T> {
         })
     }
 
-    #[inline(always)]
-    fn put(&mut self, o: usize, v: T) {
+    /// Zero-fills the output through the block holding element `o`.
+    #[inline]
+    fn reach(&mut self, o: usize) {
         if o >= self.out.len() {
-            // Zero-fill through the block holding `o`.
             let end = ((o >> self.shift) + 1) << self.shift;
             self.out.resize(end.min(self.total), T::ZERO);
         }
+    }
+
+    /// Zero-fills the output to `n` elements; the output so far.
+    fn zero_to(&mut self, n: usize) -> &mut [T] {
+        if n > self.out.len() {
+            self.out.resize(n, T::ZERO);
+        }
+        &mut self.out
+    }
+
+    /// Writes `values` at the non-decreasing `offsets`.
+    fn put_all(&mut self, offsets: &[usize], values: &[T]) {
+        if self.seen.is_some() {
+            for (&o, &v) in offsets.iter().zip(values) {
+                self.put(o, v);
+            }
+            return;
+        }
+        let mut i = 0;
+        while let Some(&o) = offsets.get(i) {
+            self.reach(o);
+            // Every offset below the zero-filled length goes in without further checks.
+            let out = self.out.as_mut_slice();
+            let len = out.len();
+            for (&o, &v) in offsets[i..].iter().zip(&values[i..]) {
+                if o >= len {
+                    break;
+                }
+                out[o] = v;
+                i += 1;
+            }
+        }
+    }
+
+    /// Writes `values` at offsets `rel` (any order) within block `b`.
+    fn put_block(&mut self, b: usize, rel: &[u32], values: &[T]) {
+        let Some(&first) = rel.first() else {
+            return;
+        };
+        let base = b << self.shift;
+        self.reach(base + first as usize);
+        if self.seen.is_some() {
+            for (&r, &v) in rel.iter().zip(values) {
+                self.put(base + r as usize, v);
+            }
+            return;
+        }
+        let out = &mut self.out[base..];
+        for (&r, &v) in rel.iter().zip(values) {
+            out[r as usize] = v;
+        }
+    }
+
+    /// Writes one value, summing it into one already written at the same offset.
+    #[inline]
+    fn put(&mut self, o: usize, v: T) {
+        self.reach(o);
         match &mut self.seen {
             None => self.out[o] = v,
             Some(seen) => {
@@ -186,9 +292,17 @@ fn for_each_offset_block(s: &SparseTensor, f: &mut dyn FnMut(&[usize], usize)) -
                     CooOrder::RowMajor => {
                         for (b, rows) in src.chunks(BLOCK * n).enumerate() {
                             block.clear();
-                            block.extend(rows.chunks_exact(n).map(|row| {
-                                row.iter().zip(&rs).map(|(&v, &st)| v.as_usize() * st).sum::<usize>()
-                            }));
+                            match n {
+                                2 => block.extend(rows.chunks_exact(2).map(|r| {
+                                    r[0].as_usize() * rs[0] + r[1].as_usize()
+                                })),
+                                3 => block.extend(rows.chunks_exact(3).map(|r| {
+                                    r[0].as_usize() * rs[0] + r[1].as_usize() * rs[1] + r[2].as_usize()
+                                })),
+                                _ => block.extend(rows.chunks_exact(n).map(|row| {
+                                    row.iter().zip(&rs).map(|(&v, &st)| v.as_usize() * st).sum::<usize>()
+                                })),
+                            }
                             f(&block, b * BLOCK);
                         }
                     }

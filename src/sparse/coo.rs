@@ -48,6 +48,19 @@ impl CooIndex {
 
     /// A coordinate matrix with an explicit layout; the canonical flag is computed.
     pub fn with_order(indices: IndexArray, ndim: usize, order: CooOrder) -> Result<Self> {
+        let mut index = Self::with_flag(indices, ndim, order, false)?;
+        index.is_canonical = index.first_unsorted().is_none();
+        Ok(index)
+    }
+
+    /// A coordinate matrix carrying the canonical flag as given (a decoder's flag, checked
+    /// by strict validation): O(1), the coordinates are not read.
+    pub(crate) fn with_flag(
+        indices: IndexArray,
+        ndim: usize,
+        order: CooOrder,
+        is_canonical: bool,
+    ) -> Result<Self> {
         if ndim == 0 && !indices.is_empty() {
             return fail(ErrorKind::InvalidArgument(
                 "a rank-0 COO index has no coordinates".into(),
@@ -61,15 +74,13 @@ impl CooIndex {
             });
         }
         let nnz = indices.len().checked_div(ndim).unwrap_or(0);
-        let mut index = CooIndex {
+        Ok(CooIndex {
             indices,
             order,
             ndim,
             nnz,
-            is_canonical: false,
-        };
-        index.is_canonical = index.first_unsorted().is_none();
-        Ok(index)
+            is_canonical,
+        })
     }
 
     /// Sets the canonical flag as a message would carry it (checked by strict validation).

@@ -8,6 +8,8 @@
 //   arrow_interop roundtrip FILE OUT_FILE   read with Arrow, write again with Arrow
 //   arrow_interop time-convert KIND SHAPE NNZ REPS [INDEX]
 //                                           time Arrow's dense <-> sparse converters
+//   arrow_interop time-io FILE REPS         time Arrow's IPC read and write of the
+//                                           first message of FILE (JSON on stdout)
 //
 // write: each non-blank stdin line is whitespace separated key=value tokens
 // (no duplicate keys, no keys foreign to the kind) and becomes ONE message
@@ -38,6 +40,7 @@
 
 #include <arrow/buffer.h>
 #include <arrow/io/file.h>
+#include <arrow/io/memory.h>
 #include <arrow/ipc/message.h>
 #include <arrow/ipc/reader.h>
 #include <arrow/ipc/writer.h>
@@ -1525,7 +1528,8 @@ int RunRoundtrip(const std::string& in_path, const std::string& out_path) {
 // Arrow's dense -> sparse converter for KIND (coo csr csc csf:
 // SparseCOOTensor / SparseCSRMatrix / SparseCSCMatrix / SparseCSFTensor::Make
 // with index type INDEX, default int64) and ToTensor back. Prints one JSON
-// line with the medians in seconds.
+// line with the medians (to_sparse_s, to_dense_s) and minima (*_min_s) in
+// seconds.
 //
 // The input is the one examples/compare_convert.rs builds: splitmix64 seeded
 // with kTimeSeed; each draw r gives position r % total, and when that
@@ -1548,10 +1552,13 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+struct Timings {
+  double to_sparse_median = 0, to_sparse_min = 0, to_dense_median = 0, to_dense_min = 0;
+};
+
 template <typename SparseType>
 Status TimeKind(const Tensor& dense, const std::shared_ptr<DataType>& index_type,
-                int reps, double* to_sparse_s, double* to_dense_s, int64_t* nnz,
-                bool* same) {
+                int reps, Timings* out, int64_t* nnz, bool* same) {
   using Clock = std::chrono::steady_clock;
   std::vector<double> ts, td;
   for (int rep = -1; rep < reps; ++rep) {
@@ -1568,8 +1575,10 @@ Status TimeKind(const Tensor& dense, const std::shared_ptr<DataType>& index_type
     ts.push_back(std::chrono::duration<double>(t1 - t0).count());
     td.push_back(std::chrono::duration<double>(t2 - t1).count());
   }
-  *to_sparse_s = Median(ts);
-  *to_dense_s = Median(td);
+  out->to_sparse_median = Median(ts);
+  out->to_sparse_min = *std::min_element(ts.begin(), ts.end());
+  out->to_dense_median = Median(td);
+  out->to_dense_min = *std::min_element(td.begin(), td.end());
   return Status::OK();
 }
 
@@ -1620,18 +1629,18 @@ int RunTimeConvert(int argc, char** argv) {
     }
   }
   Tensor dense(arrow::float64(), buf, shape);
-  double ts = 0, td = 0;
+  Timings tm;
   int64_t nnz = 0;
   bool same = false;
   Status st;
   if (kind == "coo") {
-    st = TimeKind<arrow::SparseCOOTensor>(dense, *index_type, reps, &ts, &td, &nnz, &same);
+    st = TimeKind<arrow::SparseCOOTensor>(dense, *index_type, reps, &tm, &nnz, &same);
   } else if (kind == "csr") {
-    st = TimeKind<arrow::SparseCSRMatrix>(dense, *index_type, reps, &ts, &td, &nnz, &same);
+    st = TimeKind<arrow::SparseCSRMatrix>(dense, *index_type, reps, &tm, &nnz, &same);
   } else if (kind == "csc") {
-    st = TimeKind<arrow::SparseCSCMatrix>(dense, *index_type, reps, &ts, &td, &nnz, &same);
+    st = TimeKind<arrow::SparseCSCMatrix>(dense, *index_type, reps, &tm, &nnz, &same);
   } else if (kind == "csf") {
-    st = TimeKind<arrow::SparseCSFTensor>(dense, *index_type, reps, &ts, &td, &nnz, &same);
+    st = TimeKind<arrow::SparseCSFTensor>(dense, *index_type, reps, &tm, &nnz, &same);
   } else {
     std::cerr << "arrow_interop: bad KIND " << kind << " (coo|csr|csc|csf)\n";
     return 2;
@@ -1642,9 +1651,139 @@ int RunTimeConvert(int argc, char** argv) {
   }
   std::printf(
       "{\"kind\":\"%s\",\"shape\":\"%s\",\"nnz\":%lld,\"index\":\"%s\",\"reps\":%lld,"
-      "\"to_sparse_s\":%.9g,\"to_dense_s\":%.9g,\"roundtrip_equal\":%s}\n",
-      kind.c_str(), argv[3], static_cast<long long>(nnz), index_name.c_str(), reps, ts,
-      td, same ? "true" : "false");
+      "\"to_sparse_s\":%.9g,\"to_dense_s\":%.9g,\"to_sparse_min_s\":%.9g,"
+      "\"to_dense_min_s\":%.9g,\"roundtrip_equal\":%s}\n",
+      kind.c_str(), argv[3], static_cast<long long>(nnz), index_name.c_str(), reps,
+      tm.to_sparse_median, tm.to_dense_median, tm.to_sparse_min, tm.to_dense_min,
+      same ? "true" : "false");
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+// time-io: Arrow C++'s IPC read and write of one message, for
+// examples/compare.rs. FILE holds one message (written by this crate); it is
+// loaded into a 64-byte aligned in-memory buffer once. After one warm-up, REPS
+// repetitions time (medians):
+//   read_s       ReadTensor / ReadSparseTensor from an io::BufferReader over
+//                the buffer (zero-copy: the tensor's buffers slice it);
+//   read_mmap_s  MemoryMappedFile::Open(FILE) + ReadTensor / ReadSparseTensor
+//                (map, parse, zero-copy slices, unmap on release);
+//   write_s      WriteTensor / WriteSparseTensor of the decoded tensor into a
+//                BufferOutputStream created with the message's size as
+//                capacity (no regrowth), then Finish().
+
+Result<std::shared_ptr<Buffer>> LoadAligned(const std::string& path) {
+  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path));
+  ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
+  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<Buffer> buf, arrow::AllocateBuffer(size));
+  ARROW_ASSIGN_OR_RAISE(int64_t got,
+                        file->ReadAt(0, size, const_cast<uint8_t*>(buf->data())));
+  if (got != size) return Status::IOError("short read of ", path);
+  return buf;
+}
+
+template <typename T, typename Read, typename Write>
+Status TimeIo(const std::string& path, const std::shared_ptr<Buffer>& bytes, int reps,
+              Read&& read, Write&& write, double* read_s, double* mmap_s,
+              double* write_s, int64_t* written) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> tr, tm, tw;
+  for (int rep = -1; rep < reps; ++rep) {
+    auto t0 = Clock::now();
+    std::shared_ptr<T> decoded;
+    {
+      arrow::io::BufferReader reader(bytes);
+      ARROW_ASSIGN_OR_RAISE(decoded, read(&reader));
+    }
+    auto t1 = Clock::now();
+    {
+      ARROW_ASSIGN_OR_RAISE(auto mapped, arrow::io::MemoryMappedFile::Open(
+                                             path, arrow::io::FileMode::READ));
+      ARROW_ASSIGN_OR_RAISE(auto from_map, read(mapped.get()));
+      from_map.reset();
+      ARROW_RETURN_NOT_OK(mapped->Close());
+    }
+    auto t2 = Clock::now();
+    std::shared_ptr<Buffer> out_buf;
+    {
+      ARROW_ASSIGN_OR_RAISE(auto out, arrow::io::BufferOutputStream::Create(bytes->size()));
+      int32_t metadata_length = 0;
+      int64_t body_length = 0;
+      ARROW_RETURN_NOT_OK(write(*decoded, out.get(), &metadata_length, &body_length));
+      ARROW_ASSIGN_OR_RAISE(out_buf, out->Finish());
+    }
+    auto t3 = Clock::now();
+    *written = out_buf->size();
+    out_buf.reset();
+    if (rep < 0) continue;
+    tr.push_back(std::chrono::duration<double>(t1 - t0).count());
+    tm.push_back(std::chrono::duration<double>(t2 - t1).count());
+    tw.push_back(std::chrono::duration<double>(t3 - t2).count());
+  }
+  *read_s = Median(tr);
+  *mmap_s = Median(tm);
+  *write_s = Median(tw);
+  return Status::OK();
+}
+
+int RunTimeIo(const std::string& path, const std::string& reps_text) {
+  char* end = nullptr;
+  const long long reps = std::strtoll(reps_text.c_str(), &end, 10);
+  if (reps_text.empty() || *end != '\0' || reps <= 0 || reps > 1000000) {
+    std::cerr << "arrow_interop: bad REPS " << reps_text << "\n";
+    return 2;
+  }
+  auto loaded = LoadAligned(path);
+  if (!loaded.ok()) {
+    std::cerr << "arrow_interop: " << loaded.status().ToString() << "\n";
+    return 1;
+  }
+  std::shared_ptr<Buffer> bytes = *loaded;
+  arrow::ipc::MessageType type;
+  {
+    arrow::io::BufferReader reader(bytes);
+    auto msg = arrow::ipc::ReadMessage(&reader);
+    if (!msg.ok() || *msg == nullptr) {
+      std::cerr << "arrow_interop: no message in " << path << "\n";
+      return 1;
+    }
+    type = (*msg)->type();
+  }
+  double read_s = 0, mmap_s = 0, write_s = 0;
+  int64_t written = 0;
+  Status st;
+  const char* kind = "";
+  if (type == arrow::ipc::MessageType::TENSOR) {
+    kind = "tensor";
+    st = TimeIo<Tensor>(
+        path, bytes, static_cast<int>(reps),
+        [](arrow::io::InputStream* in) { return arrow::ipc::ReadTensor(in); },
+        [](const Tensor& t, arrow::io::OutputStream* out, int32_t* m, int64_t* b) {
+          return arrow::ipc::WriteTensor(t, out, m, b);
+        },
+        &read_s, &mmap_s, &write_s, &written);
+  } else if (type == arrow::ipc::MessageType::SPARSE_TENSOR) {
+    kind = "sparse_tensor";
+    st = TimeIo<arrow::SparseTensor>(
+        path, bytes, static_cast<int>(reps),
+        [](arrow::io::InputStream* in) { return arrow::ipc::ReadSparseTensor(in); },
+        [](const arrow::SparseTensor& t, arrow::io::OutputStream* out, int32_t* m,
+           int64_t* b) { return arrow::ipc::WriteSparseTensor(t, out, m, b); },
+        &read_s, &mmap_s, &write_s, &written);
+  } else {
+    std::cerr << "arrow_interop: the first message of " << path
+              << " is neither a Tensor nor a SparseTensor\n";
+    return 1;
+  }
+  if (!st.ok()) {
+    std::cerr << "arrow_interop: " << st.ToString() << "\n";
+    return 1;
+  }
+  std::printf(
+      "{\"kind\":\"%s\",\"file_bytes\":%lld,\"reps\":%lld,\"read_s\":%.9g,"
+      "\"read_mmap_s\":%.9g,\"write_s\":%.9g,\"written_bytes\":%lld}\n",
+      kind, static_cast<long long>(bytes->size()), reps, read_s, mmap_s, write_s,
+      static_cast<long long>(written));
   return 0;
 }
 
@@ -1653,7 +1792,8 @@ int Usage() {
                "  arrow_interop write OUT_FILE            (case specs on stdin)\n"
                "  arrow_interop read FILE\n"
                "  arrow_interop roundtrip FILE OUT_FILE\n"
-               "  arrow_interop time-convert coo|csr|csc|csf SHAPE NNZ REPS [INDEX]\n";
+               "  arrow_interop time-convert coo|csr|csc|csf SHAPE NNZ REPS [INDEX]\n"
+               "  arrow_interop time-io FILE REPS\n";
   return 2;
 }
 
@@ -1666,5 +1806,6 @@ int main(int argc, char** argv) {
   if (mode == "read" && argc == 3) return RunRead(argv[2]);
   if (mode == "roundtrip" && argc == 4) return RunRoundtrip(argv[2], argv[3]);
   if (mode == "time-convert" && (argc == 6 || argc == 7)) return RunTimeConvert(argc, argv);
+  if (mode == "time-io" && argc == 4) return RunTimeIo(argv[2], argv[3]);
   return Usage();
 }
