@@ -30,7 +30,12 @@ fn main() {
         "csc" => SparseFormat::Csc,
         _ => SparseFormat::Csf,
     };
-    let o = ConvertOptions::default();
+    let o = ConvertOptions::default().with_threads(
+        std::env::var("ZZ_THREADS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0),
+    );
     let sp = convert::from_dense(&t, f, &o).unwrap();
     let t0 = std::time::Instant::now();
     let iters: usize = args.get(4).map(|s| s.parse().unwrap()).unwrap_or(30);

@@ -121,7 +121,7 @@ impl EncodedMessage {
     pub fn write_into(&self, out: &mut Vec<u8>) {
         out.reserve(self.len());
         for s in self.slices() {
-            out.extend_from_slice(s);
+            append(out, s);
         }
     }
 
@@ -151,6 +151,28 @@ impl EncodedMessage {
             }
         }
         Ok(())
+    }
+}
+
+/// Appends `src` to `out` (whose capacity is reserved) at memcpy speed.
+///
+/// For large copies glibc's x86-64 `memcpy` switches to non-temporal stores, which run 2 to
+/// 3 times slower when the destination is a little ahead of the source modulo the page size
+/// (4K aliasing: measured 2.6x at a 64-byte distance, none at 512 and beyond). A message
+/// body lands 64 bytes (the header) past the start of a fresh allocation, which is exactly
+/// such a distance from a page-aligned tensor buffer. Copying in 256 KiB pieces keeps
+/// glibc on its cached-store path, which does not suffer from it.
+fn append(out: &mut Vec<u8>, src: &[u8]) {
+    const LARGE: usize = 4 << 20;
+    const PIECE: usize = 256 << 10;
+    let dst = (out.as_ptr() as usize).wrapping_add(out.len());
+    let distance = dst.wrapping_sub(src.as_ptr() as usize) % 4096;
+    if src.len() >= LARGE && (1..512).contains(&distance) {
+        for piece in src.chunks(PIECE) {
+            out.extend_from_slice(piece);
+        }
+    } else {
+        out.extend_from_slice(src);
     }
 }
 

@@ -65,6 +65,7 @@
 //! - Sparse to dense: a zeroed output plus one write per stored value.
 //!
 //! No allocation per element; memory stays within a small multiple of input plus output.
+//! Large dense inputs can be scanned by several threads ([`ConvertOptions::threads`]).
 //!
 //! # Where Arrow C++ 26 goes wrong
 //! - Dense to COO from a column-major tensor that is not square yields out-of-range

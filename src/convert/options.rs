@@ -57,7 +57,7 @@ impl CsfAxisOrder {
 ///     .with_axis_order(CsfAxisOrder::AscendingSize);
 /// assert_eq!(opts.index_type, Some(IndexType::Int64));
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConvertOptions {
     /// The integer type of every index array of the result. `None` (the default) picks the
     /// narrowest of int8, int16, int32 and int64 that holds every dimension size, the
@@ -73,10 +73,23 @@ pub struct ConvertOptions {
     /// duplicates are summed) are left out, by the same rule dense inputs follow: see
     /// [`crate::convert`]. Dense inputs never store zeros, whatever this says.
     pub drop_zeros: bool,
-    /// Threads a dense input of at least 2^20 elements is scanned with: 0 (the default)
-    /// for as many as [`std::thread::available_parallelism`] reports (at most 8), 1 for
-    /// the calling thread only. The result does not depend on it.
+    /// Threads a dense input of at least 2^20 elements is scanned with: 1 (the default)
+    /// for the calling thread only, 0 for as many as
+    /// [`std::thread::available_parallelism`] reports (at most 8), `n` for up to `n`. The
+    /// result does not depend on it. (On a machine whose cores are busy with other work,
+    /// more threads do not make the scan faster.)
     pub threads: usize,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        ConvertOptions {
+            index_type: None,
+            axis_order: CsfAxisOrder::Identity,
+            drop_zeros: false,
+            threads: 1,
+        }
+    }
 }
 
 impl ConvertOptions {

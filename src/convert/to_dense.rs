@@ -69,7 +69,14 @@ pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<
             SparseIndex::Csx(c) if c.axis() == CompressedAxis::Column => Some(c),
             _ => None,
         };
-        if let Some(c) = csc {
+        let mode = std::env::var("ZZ_MODE").unwrap_or_default();
+        if mode == "scatter" {
+            let mut out = vec![T::ZERO; total];
+            for_each_offset_block(&s, &mut |offsets, first| {
+                for (&o, &v) in offsets.iter().zip(&values[first..]) { out[o] = v; }
+            })?;
+            fill.out = out;
+        } else if let (Some(c), false) = (csc, mode == "group") {
             csc_fill(c, s.shape(), values, &mut fill)?;
         } else if sorted {
             for_each_offset_block(&s, &mut |offsets, first| {

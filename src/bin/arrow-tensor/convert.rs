@@ -1,6 +1,7 @@
 //! `convert`: decode every message of a file and write it again.
 
 use crate::{read, report, Outcome};
+use arrow_tensor_ipc::{ConvertOptions, Message, SparseFormat};
 use arrow_tensor_ipc::{ErrorKind, MessageWriter, ReadOptions, WriteOptions};
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -27,6 +28,7 @@ pub fn run(
     output: &Path,
     read_options: ReadOptions,
     write_options: WriteOptions,
+    layout: Option<(Option<SparseFormat>, ConvertOptions)>,
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let messages = match read::open(input, read_options) {
@@ -69,7 +71,23 @@ pub fn run(
                     ));
                     break;
                 }
-                if let Err(e) = writer.write(&m.message) {
+                let message = match &layout {
+                    None => Ok(m.message),
+                    Some((format, options)) => relayout(m.message, *format, options, limit),
+                };
+                let message = match message {
+                    Ok(message) => message,
+                    Err(e) => {
+                        failure = Some(format!(
+                            "{}: message at byte {}: cannot convert it: {}",
+                            input.display(),
+                            m.offset,
+                            e.kind()
+                        ));
+                        break;
+                    }
+                };
+                if let Err(e) = writer.write(&message) {
                     let hint = if matches!(
                         e.kind(),
                         ErrorKind::NotArrowCompatible(_) | ErrorKind::IndexTypeTooNarrow { .. }
@@ -125,4 +143,21 @@ pub fn run(
     let plural = if count == 1 { "message" } else { "messages" };
     writeln!(out, "{}: {count} {plural} written", output.display())?;
     Ok(Outcome::Ok)
+}
+
+/// Converts a message to another layout (`None`: dense).
+fn relayout(
+    message: Message,
+    format: Option<SparseFormat>,
+    options: &ConvertOptions,
+    max_dense: usize,
+) -> arrow_tensor_ipc::Result<Message> {
+    Ok(match (message, format) {
+        (Message::Tensor(t), None) => Message::Tensor(t),
+        (Message::SparseTensor(t), None) => {
+            Message::Tensor(arrow_tensor_ipc::convert::to_dense_limited(&t, max_dense)?)
+        }
+        (Message::Tensor(t), Some(f)) => Message::SparseTensor(t.to_sparse(f, options)?),
+        (Message::SparseTensor(t), Some(f)) => Message::SparseTensor(t.to_format(f, options)?),
+    })
 }

@@ -131,6 +131,16 @@ enum Command {
         /// How CSF buffer lengths are written.
         #[arg(long, value_enum, default_value_t = CsfLengthsArg::Elements)]
         csf_lengths: CsfLengthsArg,
+        /// Convert every message to this layout (default: keep each message's layout).
+        #[arg(long, value_enum)]
+        to: Option<LayoutArg>,
+        /// Index type of converted sparse messages (default: the narrowest that Arrow C++
+        /// reads and that holds the sizes): int8, int16, int32, int64, uint8, ...
+        #[arg(long, value_name = "T", requires = "to")]
+        index_type: Option<String>,
+        /// CSF axis order of converted messages, e.g. `2,0,1` (default: identity).
+        #[arg(long, value_name = "ORDER", value_delimiter = ',', requires = "to")]
+        axis_order: Option<Vec<usize>>,
         /// Input file.
         #[arg(value_name = "IN")]
         input: PathBuf,
@@ -138,6 +148,35 @@ enum Command {
         #[arg(value_name = "OUT")]
         output: PathBuf,
     },
+}
+
+/// Target layout of `convert --to`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum LayoutArg {
+    /// Dense tensor.
+    Dense,
+    /// Coordinate list.
+    Coo,
+    /// Compressed sparse row.
+    Csr,
+    /// Compressed sparse column.
+    Csc,
+    /// Compressed sparse fiber.
+    Csf,
+}
+
+impl LayoutArg {
+    /// The sparse format, `None` for dense.
+    fn format(self) -> Option<arrow_tensor_ipc::SparseFormat> {
+        use arrow_tensor_ipc::SparseFormat as F;
+        match self {
+            LayoutArg::Dense => None,
+            LayoutArg::Coo => Some(F::Coo),
+            LayoutArg::Csr => Some(F::Csr),
+            LayoutArg::Csc => Some(F::Csc),
+            LayoutArg::Csf => Some(F::Csf),
+        }
+    }
 }
 
 /// How a subcommand ended.
@@ -167,6 +206,9 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
             read,
             allow_non_arrow,
             csf_lengths,
+            to,
+            index_type,
+            axis_order,
             input,
             output,
         } => {
@@ -177,7 +219,27 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
                 },
                 arrow_compatible: !allow_non_arrow,
             };
-            convert::run(&input, &output, read.options(), options, out)
+            let layout = match to {
+                None => None,
+                Some(to) => {
+                    let mut convert_options = arrow_tensor_ipc::ConvertOptions::default();
+                    if let Some(name) = index_type {
+                        match arrow_tensor_ipc::IndexType::from_name(&name) {
+                            Some(t) => convert_options = convert_options.with_index_type(t),
+                            None => {
+                                eprintln!("arrow-tensor: unknown index type {name:?}");
+                                return Ok(Outcome::Failed);
+                            }
+                        }
+                    }
+                    if let Some(order) = axis_order {
+                        convert_options = convert_options
+                            .with_axis_order(arrow_tensor_ipc::CsfAxisOrder::Explicit(order));
+                    }
+                    Some((to.format(), convert_options))
+                }
+            };
+            convert::run(&input, &output, read.options(), options, layout, out)
         }
     }
 }
