@@ -2,12 +2,13 @@
 //!
 //! The row-major linear offset of every stored value is computed from the index (loops
 //! generic over the index types only, a block of offsets at a time). The output is then
-//! produced block by block (256 KiB, so a block stays in cache): the block is zero-filled
-//! at the end of the output vector and its values written into it. Layouts whose values
-//! come in row-major order (canonical COO, CSR, CSF with the identity axis order) feed
-//! the blocks directly; the others (CSC, other CSF orders, non-canonical COO) are first
-//! grouped by block with one counting sort over the stored values. Either way no byte of
-//! the output is written twice to memory, and no zeroing pass precedes the writes.
+//! produced block by block: a block is zero-filled at the end of the output vector and
+//! its values written into it while it is in cache. Layouts whose values come in
+//! row-major order (canonical COO, CSR, CSF with the identity axis order) feed the blocks
+//! (256 KiB) directly; CSC is merged a band of rows (about 2 MiB) at a time, with a cursor
+//! per column; the others (CSF in other orders, non-canonical COO) are first grouped by
+//! block (2 MiB) with one counting sort over the stored values. There is no zeroing pass
+//! before the writes, and no scattered write across the whole output.
 
 use super::entries::{try_vec, try_with_capacity};
 use super::sparse_to_sparse::validated;
@@ -69,14 +70,7 @@ pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<
             SparseIndex::Csx(c) if c.axis() == CompressedAxis::Column => Some(c),
             _ => None,
         };
-        let mode = std::env::var("ZZ_MODE").unwrap_or_default();
-        if mode == "scatter" {
-            let mut out = vec![T::ZERO; total];
-            for_each_offset_block(&s, &mut |offsets, first| {
-                for (&o, &v) in offsets.iter().zip(&values[first..]) { out[o] = v; }
-            })?;
-            fill.out = out;
-        } else if let (Some(c), false) = (csc, mode == "group") {
+        if let Some(c) = csc {
             csc_fill(c, s.shape(), values, &mut fill)?;
         } else if sorted {
             for_each_offset_block(&s, &mut |offsets, first| {
