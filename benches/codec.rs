@@ -3,7 +3,7 @@
 //! (COO, CSR, CSC, CSF; 1M non-zeros; int32 and int64 indices), strict validation alone,
 //! random `get` lookups and full iteration.
 //!
-//! `cargo bench --bench codec --features mmap` (a few minutes: 10 samples, short
+//! `cargo bench --bench codec --features mmap` (about 1.5 minutes: 10 samples, short
 //! measurement windows). Dense bodies go from 1 KiB to 256 MiB: a 1 GiB body would need
 //! about 3 GiB of resident memory per case and ~1 s per iteration, and the constant-time
 //! decode and ~memcpy encode already show at 256 MiB; `examples/compare.rs` covers 1 GiB.
@@ -128,5 +128,10 @@ fn sparse(c: &mut Criterion) {
     sparse_for::<i64>(c, "int64", 1_000_000);
 }
 
-criterion_group!(benches, dense, sparse);
+criterion_group! {
+    name = benches;
+    // Plots take about as long as the measurements here.
+    config = Criterion::default().without_plots();
+    targets = dense, sparse
+}
 criterion_main!(benches);
