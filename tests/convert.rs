@@ -347,10 +347,11 @@ struct DenseCase {
 }
 
 fn dense_case(max_rank: usize, max_dim: usize) -> impl Strategy<Value = DenseCase> {
-    (
-        select(ValueType::ALL.to_vec()),
-        prop::collection::vec(0usize..=max_dim, 1..=max_rank),
-    )
+    dense_case_of(prop::collection::vec(0usize..=max_dim, 1..=max_rank))
+}
+
+fn dense_case_of(shapes: impl Strategy<Value = Vec<usize>>) -> impl Strategy<Value = DenseCase> {
+    (select(ValueType::ALL.to_vec()), shapes)
         .prop_flat_map(|(vt, shape)| {
             let n: usize = shape.iter().product();
             let ndim = shape.len();
@@ -570,6 +571,14 @@ proptest! {
 
     #[test]
     fn dense_round_trips_matrices(case in dense_case(2, 12)) {
+        check_dense_case(&case);
+    }
+
+    #[test]
+    fn dense_round_trips_long_rows(
+        // Rows of 64 elements and more: the scan's full 64-element chunks.
+        case in dense_case_of((1usize..=3, 60usize..=200).prop_map(|(r, c)| vec![r, c]))
+    ) {
         check_dense_case(&case);
     }
 

@@ -302,6 +302,20 @@ fn estimate_nnz<T: NativeValue>(data: &[T], total: usize) -> usize {
 /// Bit `b` set when `chunk[b]` is a non-zero (`chunk.len() <= 64`).
 #[inline(always)]
 fn non_zero_mask<T: NativeValue>(chunk: &[T]) -> u64 {
+    if chunk.len() == 64 {
+        // Eight bytes of 0/1 flags gathered into eight bits by one multiplication: the
+        // flags vectorize, and no bit needs a shift of its own.
+        let mut mask = 0u64;
+        for (k, group) in chunk.chunks_exact(8).enumerate() {
+            let mut flags = [0u8; 8];
+            for (f, v) in flags.iter_mut().zip(group) {
+                *f = u8::from(!v.is_zero());
+            }
+            let bits = u64::from_le_bytes(flags).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            mask |= bits << (8 * k);
+        }
+        return mask;
+    }
     let mut mask = 0u64;
     for (b, v) in chunk.iter().enumerate() {
         mask |= u64::from(!v.is_zero()) << b;

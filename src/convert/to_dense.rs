@@ -73,9 +73,11 @@ pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<
         if let Some(c) = csc {
             csc_fill(c, s.shape(), values, &mut fill)?;
         } else if sorted {
-            for_each_offset_block(&s, &mut |offsets, first| {
-                fill.put_all(offsets, &values[first..first + offsets.len()]);
-            })?;
+            if !fill_sorted_direct(&s, values, &mut fill)? {
+                for_each_offset_block(&s, &mut |offsets, first| {
+                    fill.put_all(offsets, &values[first..first + offsets.len()]);
+                })?;
+            }
         } else {
             // Group the values by output block (stable: duplicates keep storage order).
             let blocks = total.div_ceil(block);
@@ -113,6 +115,70 @@ pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<
         data,
     )?
     .with_dim_names(s.dim_names().iter().cloned())
+}
+
+/// The two most common sorted layouts, row-major COO and CSR, in one loop from index to
+/// output (no offsets in between). Returns false for the other layouts.
+fn fill_sorted_direct<T: NativeValue>(
+    s: &SparseTensor,
+    values: &[T],
+    fill: &mut Fill<T>,
+) -> Result<bool> {
+    let shape = s.shape();
+    match s.index() {
+        SparseIndex::Coo(c) if c.order() == CooOrder::RowMajor && s.ndim() > 0 => {
+            let rs = row_major_strides(shape, 1);
+            crate::dispatch_index!(c.indices().index_type(), I => {
+                let src = typed_index::<I>(c.indices())?;
+                match *rs.as_slice() {
+                    [_] => fill.put_rows(src.chunks_exact(1), values, |r| r[0].as_usize()),
+                    [s0, _] => fill.put_rows(src.chunks_exact(2), values, |r| {
+                        r[0].as_usize() * s0 + r[1].as_usize()
+                    }),
+                    [s0, s1, _] => fill.put_rows(src.chunks_exact(3), values, |r| {
+                        r[0].as_usize() * s0 + r[1].as_usize() * s1 + r[2].as_usize()
+                    }),
+                    _ => fill.put_rows(src.chunks_exact(rs.len()), values, |r| {
+                        r.iter().zip(&rs).map(|(&v, &st)| v.as_usize() * st).sum()
+                    }),
+                }
+            });
+            Ok(true)
+        }
+        SparseIndex::Csx(c) if c.axis() == CompressedAxis::Row => {
+            let ncols = shape[1];
+            let starts: Vec<usize> = crate::dispatch_index!(c.indptr().index_type(), P => {
+                typed_index::<P>(c.indptr())?.iter().map(|p| p.as_usize()).collect()
+            });
+            crate::dispatch_index!(c.indices().index_type(), I => {
+                let indices = typed_index::<I>(c.indices())?;
+                for (r, w) in starts.windows(2).enumerate() {
+                    let base = r * ncols;
+                    let (a, b) = (w[0], w[1]);
+                    fill.put_rows(indices[a..b].chunks_exact(1), &values[a..b], |j| {
+                        base + j[0].as_usize()
+                    });
+                }
+            });
+            Ok(true)
+        }
+        SparseIndex::Csf(c) => {
+            // Sorted means the identity axis order: the leaves come row-major.
+            let (parents, starts) = csf_parents(c, shape)?;
+            let idx_type = crate::sparse::csf::common_type(c.indices());
+            crate::dispatch_index!(idx_type, I => {
+                let leaves = c.indices().last().map(typed_index::<I>).transpose()?.unwrap_or_default();
+                for (w, &base) in starts.windows(2).zip(&parents) {
+                    let (a, b) = (w[0], w[1]);
+                    fill.put_rows(leaves[a..b].chunks_exact(1), &values[a..b], |j| {
+                        base + j[0].as_usize()
+                    });
+                }
+            });
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
 }
 
 /// CSC to row-major: a band of rows (about `GROUP_BYTES` of output) at a time, taking from
@@ -223,6 +289,25 @@ impl<T: NativeValue> Fill<T> {
         }
     }
 
+    /// Writes `values` at the non-decreasing offsets `offset(row)` of `rows` (no repeats).
+    #[inline]
+    fn put_rows<'a, I: 'a>(
+        &mut self,
+        rows: impl Iterator<Item = &'a [I]>,
+        values: &[T],
+        offset: impl Fn(&[I]) -> usize,
+    ) {
+        let mut len = self.out.len();
+        for (row, &v) in rows.zip(values) {
+            let o = offset(row);
+            if o >= len {
+                self.reach(o);
+                len = self.out.len();
+            }
+            self.out[o] = v;
+        }
+    }
+
     /// Writes `values` at offsets `rel` (any order) within block `b`.
     fn put_block(&mut self, b: usize, rel: &[u32], values: &[T]) {
         let Some(&first) = rel.first() else {
@@ -265,6 +350,34 @@ impl<T: NativeValue> Fill<T> {
         self.out.resize(self.total, T::ZERO);
         self.out
     }
+}
+
+/// The row-major offsets of the nodes of the level above the leaves, and (as `usize`) the
+/// indptr array that gives each of them its leaves.
+fn csf_parents(c: &crate::CsfIndex, shape: &[usize]) -> Result<(Vec<usize>, Vec<usize>)> {
+    let rs = row_major_strides(shape, 1);
+    let ndim = shape.len();
+    let order = c.axis_order();
+    let ptr_type = crate::sparse::csf::common_type(c.indptr());
+    let idx_type = crate::sparse::csf::common_type(c.indices());
+    crate::dispatch_index!(ptr_type, P => crate::dispatch_index!(idx_type, I => {
+        let ptrs: Vec<&[P]> = c.indptr().iter().map(typed_index::<P>).collect::<Result<_>>()?;
+        let idxs: Vec<&[I]> = c.indices().iter().map(typed_index::<I>).collect::<Result<_>>()?;
+        // Offsets of the nodes of each level above the leaves, top down.
+        let mut parents: Vec<usize> =
+            idxs[0].iter().map(|&v| v.as_usize() * rs[order[0]]).collect();
+        for level in 1..ndim - 1 {
+            let st = rs[order[level]];
+            let mut nodes = try_with_capacity(idxs[level].len(), "CSF node offsets")?;
+            for (w, &base) in ptrs[level - 1].windows(2).zip(&parents) {
+                let children = &idxs[level][w[0].as_usize()..w[1].as_usize()];
+                nodes.extend(children.iter().map(|&v| base + v.as_usize() * st));
+            }
+            parents = nodes;
+        }
+        let starts = ptrs[ndim - 2].iter().map(|p| p.as_usize()).collect();
+        Ok((parents, starts))
+    }))
 }
 
 /// Calls `f(offsets, first)` with the row-major linear offsets of the stored values
@@ -351,29 +464,14 @@ fn for_each_offset_block(s: &SparseTensor, f: &mut dyn FnMut(&[usize], usize)) -
             });
         }
         SparseIndex::Csf(c) => {
-            let ndim = s.ndim();
-            let order = c.axis_order();
-            let ptr_type = crate::sparse::csf::common_type(c.indptr());
+            let (parents, starts) = csf_parents(c, shape)?;
+            let st = rs[c.axis_order()[s.ndim() - 1]];
             let idx_type = crate::sparse::csf::common_type(c.indices());
-            crate::dispatch_index!(ptr_type, P => crate::dispatch_index!(idx_type, I => {
-                let ptrs: Vec<&[P]> = c.indptr().iter().map(typed_index::<P>).collect::<Result<_>>()?;
-                let idxs: Vec<&[I]> = c.indices().iter().map(typed_index::<I>).collect::<Result<_>>()?;
-                // Offsets of the nodes of each level above the leaves, top down.
-                let mut parents: Vec<usize> = idxs[0].iter().map(|&v| v.as_usize() * rs[order[0]]).collect();
-                for level in 1..ndim - 1 {
-                    let st = rs[order[level]];
-                    let mut nodes = Vec::with_capacity(idxs[level].len());
-                    for (w, &base) in ptrs[level - 1].windows(2).zip(&parents) {
-                        let children = &idxs[level][w[0].as_usize()..w[1].as_usize()];
-                        nodes.extend(children.iter().map(|&v| base + v.as_usize() * st));
-                    }
-                    parents = nodes;
-                }
-                let st = rs[order[ndim - 1]];
-                let leaves = idxs[ndim - 1];
+            crate::dispatch_index!(idx_type, I => {
+                let leaves = c.indices().last().map(typed_index::<I>).transpose()?.unwrap_or_default();
                 let mut first = 0;
-                for (w, &base) in ptrs[ndim - 2].windows(2).zip(&parents) {
-                    for &v in &leaves[w[0].as_usize()..w[1].as_usize()] {
+                for (w, &base) in starts.windows(2).zip(&parents) {
+                    for &v in &leaves[w[0]..w[1]] {
                         block.push(base + v.as_usize() * st);
                         if block.len() == BLOCK {
                             f(&block, first);
@@ -383,7 +481,7 @@ fn for_each_offset_block(s: &SparseTensor, f: &mut dyn FnMut(&[usize], usize)) -
                     }
                 }
                 f(&block, first);
-            }));
+            });
         }
     }
     Ok(())
