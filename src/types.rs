@@ -350,10 +350,20 @@ pub trait NativeIndex: ArrowNativeType + sealed::Sealed + Ord {
     fn as_index(self) -> i64;
     /// Converts a non-negative count or coordinate, `None` when it does not fit.
     fn from_u64(v: u64) -> Option<Self>;
+    /// Validation kernel over a block of at most [`SCAN_BLOCK`] values: whether any value
+    /// is negative or above `last` (`last >= 0`), and how many adjacent pairs do not
+    /// strictly increase. Counts and flags live in lanes as wide as the values, so the
+    /// loops vectorize at full width.
+    #[doc(hidden)]
+    fn scan_block(block: &[Self], last: Self) -> (bool, usize);
 }
 
+/// Values per block of [`NativeIndex::scan_block`] (the per-lane counters cannot overflow).
+#[doc(hidden)]
+pub const SCAN_BLOCK: usize = 4096;
+
 macro_rules! native_int {
-    ($t:ty, $v:ident, $i:ident) => {
+    ($t:ty, $v:ident, $i:ident, $u:ty, $acc:ty) => {
         impl sealed::Sealed for $t {}
         impl NativeValue for $t {
             const TYPE: ValueType = ValueType::$v;
@@ -386,17 +396,30 @@ macro_rules! native_int {
             fn from_u64(v: u64) -> Option<Self> {
                 <$t>::try_from(v).ok()
             }
+            #[inline]
+            fn scan_block(block: &[Self], last: Self) -> (bool, usize) {
+                // As unsigned, a negative value is above any valid `last`.
+                let last = last as $u;
+                let above = block
+                    .iter()
+                    .fold(0 as $acc, |bad, &v| bad | <$acc>::from((v as $u) > last));
+                let pairs = block
+                    .iter()
+                    .zip(block.get(1..).unwrap_or_default())
+                    .fold(0 as $acc, |n, (a, b)| n.wrapping_add(<$acc>::from(a >= b)));
+                (above != 0, pairs as usize)
+            }
         }
     };
 }
-native_int!(i8, Int8, Int8);
-native_int!(i16, Int16, Int16);
-native_int!(i32, Int32, Int32);
-native_int!(i64, Int64, Int64);
-native_int!(u8, UInt8, UInt8);
-native_int!(u16, UInt16, UInt16);
-native_int!(u32, UInt32, UInt32);
-native_int!(u64, UInt64, UInt64);
+native_int!(i8, Int8, Int8, u8, u32);
+native_int!(i16, Int16, Int16, u16, u32);
+native_int!(i32, Int32, Int32, u32, u32);
+native_int!(i64, Int64, Int64, u64, u64);
+native_int!(u8, UInt8, UInt8, u8, u32);
+native_int!(u16, UInt16, UInt16, u16, u32);
+native_int!(u32, UInt32, UInt32, u32, u32);
+native_int!(u64, UInt64, UInt64, u64, u64);
 
 macro_rules! native_float {
     ($t:ty, $v:ident, $zero:expr, $add:expr) => {

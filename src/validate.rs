@@ -204,9 +204,13 @@ fn all_below<I: NativeIndex>(s: &[I], bound: u64) -> bool {
 fn check_coo<I: NativeIndex>(c: &CooIndex, shape: &[usize]) -> Result<()> {
     let s = typed_index::<I>(&c.indices)?;
     let (nnz, ndim) = (c.nnz, c.ndim);
+    // Row-major: whether the fused scan found the rows strictly increasing.
+    let mut sorted_known = false;
     match c.order {
         CooOrder::RowMajor => {
-            if ndim > 0 && !coo_rows_in_bounds(s, shape) {
+            let (in_bounds, increasing) = coo_row_major_scan(s, shape, c.is_canonical);
+            sorted_known = increasing;
+            if ndim > 0 && !in_bounds {
                 for (i, row) in s.chunks_exact(ndim).enumerate() {
                     for (d, (&v, &bound)) in row.iter().zip(shape).enumerate() {
                         if v.as_index() as u64 >= bound as u64 {
@@ -230,7 +234,7 @@ fn check_coo<I: NativeIndex>(c: &CooIndex, shape: &[usize]) -> Result<()> {
             }
         }
     }
-    if c.is_canonical && !(c.order == CooOrder::RowMajor && rows_increasing(s, shape)) {
+    if c.is_canonical && !sorted_known {
         if let Some(i) = crate::sparse::coo::first_unsorted(s, nnz, ndim, c.order) {
             return fail(ErrorKind::NotIncreasing {
                 buffer: BufferId::CooIndices,
@@ -302,13 +306,15 @@ fn check_indptr<P: NativeIndex>(p: &[P], end: usize, buffer: BufferId) -> Result
 }
 
 /// Within every slice `p[k]..p[k+1]` of `s`, values strictly increase. Assumes `p` valid.
+/// `pairs` is the number of non-increasing adjacent pairs of `s` ([`scan_values`]).
 fn check_sorted_slices<P: NativeIndex, I: NativeIndex>(
     p: &[P],
     s: &[I],
+    pairs: usize,
     buffer: BufferId,
     rule: &'static str,
 ) -> Result<()> {
-    if slices_increasing(p, s) {
+    if slices_increasing(p, s, pairs) {
         return Ok(());
     }
     for w in p.windows(2) {
@@ -331,10 +337,15 @@ fn check_csx<P: NativeIndex, I: NativeIndex>(c: &CsxIndex, shape: &[usize]) -> R
     let indices = typed_index::<I>(&c.indices)?;
     check_indptr(indptr, indices.len(), BufferId::CsxIndptr)?;
     let inner = 1 - c.axis.dim();
-    check_bounds(indices, dim_size(shape, inner), inner, BufferId::CsxIndices)?;
+    let bound = dim_size(shape, inner);
+    let (in_bounds, pairs) = scan_values(indices, bound as u64);
+    if !in_bounds {
+        check_bounds(indices, bound, inner, BufferId::CsxIndices)?;
+    }
     check_sorted_slices(
         indptr,
         indices,
+        pairs,
         BufferId::CsxIndices,
         "indices must strictly increase within a row (column)",
     )
@@ -342,9 +353,16 @@ fn check_csx<P: NativeIndex, I: NativeIndex>(c: &CsxIndex, shape: &[usize]) -> R
 
 fn check_csf<P: NativeIndex, I: NativeIndex>(c: &CsfIndex, shape: &[usize]) -> Result<()> {
     let lv = levels::<P, I>(c)?;
+    // Per level, in one pass: in bounds, and the count of non-increasing adjacent pairs.
+    let mut pairs = Vec::with_capacity(lv.indices.len());
     for (level, s) in lv.indices.iter().enumerate() {
         let dim = c.axis_order.get(level).copied().unwrap_or(usize::MAX);
-        check_bounds(s, dim_size(shape, dim), dim, BufferId::CsfIndices(level))?;
+        let bound = dim_size(shape, dim);
+        let (in_bounds, n) = scan_values(s, bound as u64);
+        if !in_bounds {
+            check_bounds(s, bound, dim, BufferId::CsfIndices(level))?;
+        }
+        pairs.push(n);
     }
     for (level, p) in lv.indptr.iter().enumerate() {
         check_indptr(
@@ -360,7 +378,7 @@ fn check_csf<P: NativeIndex, I: NativeIndex>(c: &CsfIndex, shape: &[usize]) -> R
     if let Some(k) = lv
         .indices
         .first()
-        .filter(|s| non_increasing_pairs(s) > 0)
+        .filter(|_| pairs.first().is_some_and(|&n| n > 0))
         .and_then(|s| first_not_increasing(s))
     {
         return fail(ErrorKind::NotIncreasing {
@@ -373,6 +391,7 @@ fn check_csf<P: NativeIndex, I: NativeIndex>(c: &CsfIndex, shape: &[usize]) -> R
         check_sorted_slices(
             p,
             lv.indices.get(level + 1).copied().unwrap_or_default(),
+            pairs.get(level + 1).copied().unwrap_or(0),
             BufferId::CsfIndices(level + 1),
             rule,
         )?;
@@ -397,32 +416,44 @@ fn level_len<I>(levels: &[&[I]], level: usize) -> usize {
 // vectorizes (no early exit per element); only when the answer is no do the callers run
 // their slower loops that locate the first culprit for the error message.
 
-/// Row-major COO coordinates all below their dimension's size. The largest valid values
-/// are repeated to a block that holds a whole number of rows, so the check is an
-/// element-wise comparison of two slices in the index type's own width.
-fn coo_rows_in_bounds<I: NativeIndex>(s: &[I], shape: &[usize]) -> bool {
-    let ndim = shape.len();
-    let Some(zero) = I::from_u64(0) else {
-        return false;
-    };
-    if ndim == 0 || shape.contains(&0) {
-        return s.is_empty();
+/// The largest valid value of every dimension repeated to a block of 64 whole rows
+/// (`None` when a dimension is empty, or for rank 0).
+fn coo_row_template<I: NativeIndex>(shape: &[usize]) -> Option<Vec<I>> {
+    if shape.is_empty() || shape.contains(&0) {
+        return None;
     }
     let max = I::TYPE.max_value();
     let lasts: Option<Vec<I>> = shape
         .iter()
         .map(|&d| I::from_u64((d as u64 - 1).min(max)))
         .collect();
-    let Some(lasts) = lasts else { return false };
-    // 64 rows per block.
-    let block: Vec<I> = lasts.iter().copied().cycle().take(64 * ndim).collect();
+    Some(
+        lasts?
+            .iter()
+            .copied()
+            .cycle()
+            .take(64 * shape.len())
+            .collect(),
+    )
+}
+
+/// Row-major COO coordinates (whole rows) all below their dimension's size, checked
+/// against a [`coo_row_template`]: an element-wise comparison of two slices in the index
+/// type's own width.
+fn coo_rows_in_bounds<I: NativeIndex>(s: &[I], template: &[I]) -> bool {
+    let Some(zero) = I::from_u64(0) else {
+        return false;
+    };
+    if template.is_empty() {
+        return s.is_empty();
+    }
     let over = |bad: bool, (v, last): (&I, &I)| bad | (*v < zero) | (v > last);
-    let mut chunks = s.chunks_exact(block.len());
+    let mut chunks = s.chunks_exact(template.len());
     let mut bad = false;
     for chunk in &mut chunks {
-        bad |= chunk.iter().zip(&block).fold(false, over);
+        bad |= chunk.iter().zip(template).fold(false, over);
     }
-    bad |= chunks.remainder().iter().zip(&block).fold(false, over);
+    bad |= chunks.remainder().iter().zip(template).fold(false, over);
     !bad
 }
 
@@ -475,6 +506,66 @@ fn rows_increasing_n<I: NativeIndex, const N: usize>(s: &[I], shape: &[usize]) -
     !bad
 }
 
+/// Elements per block of the fused COO scan: a block (16 KiB) stays in L1 between the
+/// passes over it, so the index data is read from memory once.
+fn block_len<I>() -> usize {
+    ((16 << 10) / std::mem::size_of::<I>().max(1)).max(64)
+}
+
+/// One read of `s`: whether every value is in `0..bound`, and the number of adjacent pairs
+/// that do not strictly increase ([`NativeIndex::scan_block`], block by block).
+fn scan_values<I: NativeIndex>(s: &[I], bound: u64) -> (bool, usize) {
+    if bound == 0 {
+        return (s.is_empty(), non_increasing_pairs(s));
+    }
+    let Some(last) = I::from_u64((bound - 1).min(I::TYPE.max_value())) else {
+        return (false, non_increasing_pairs(s));
+    };
+    let (mut in_bounds, mut pairs) = (true, 0usize);
+    let mut start = 0;
+    while start < s.len() {
+        let end = (start + crate::types::SCAN_BLOCK).min(s.len());
+        // The block and the value before it: the first pair straddles the previous block.
+        let from = start.saturating_sub(1);
+        let (above, n) = I::scan_block(s.get(from..end).unwrap_or_default(), last);
+        in_bounds &= !above;
+        pairs += n;
+        start = end;
+    }
+    (in_bounds, pairs)
+}
+
+/// One read of row-major COO rows: whether they are all in bounds, and (when `sorted` is
+/// asked for) whether they strictly increase, as decided by [`rows_increasing`] (`false`
+/// also when that fast path does not apply).
+fn coo_row_major_scan<I: NativeIndex>(s: &[I], shape: &[usize], sorted: bool) -> (bool, bool) {
+    let ndim = shape.len();
+    if ndim == 0 {
+        return (true, false);
+    }
+    let template = coo_row_template::<I>(shape).unwrap_or_default();
+    let rows = (block_len::<I>() / ndim).next_multiple_of(64);
+    let check_sorted = sorted && ndim <= 4;
+    let (mut in_bounds, mut increasing) = (true, check_sorted);
+    let total = s.len() / ndim;
+    let mut r0 = 0;
+    while r0 < total {
+        let r1 = (r0 + rows).min(total);
+        in_bounds &= coo_rows_in_bounds(s.get(r0 * ndim..r1 * ndim).unwrap_or_default(), &template);
+        if check_sorted {
+            // Rows ending in this block (the first pair straddles the previous block).
+            let from = r0.saturating_sub(1) * ndim;
+            increasing &= rows_increasing(s.get(from..r1 * ndim).unwrap_or_default(), shape);
+        }
+        r0 = r1;
+    }
+    if s.is_empty() {
+        in_bounds = coo_rows_in_bounds(s, &template);
+        increasing = check_sorted && rows_increasing(s, shape);
+    }
+    (in_bounds, increasing)
+}
+
 /// Number of adjacent pairs `s[k] >= s[k + 1]`.
 fn non_increasing_pairs<I: PartialOrd>(s: &[I]) -> usize {
     s.iter()
@@ -483,10 +574,9 @@ fn non_increasing_pairs<I: PartialOrd>(s: &[I]) -> usize {
 }
 
 /// Every slice `s[p[k]..p[k + 1]]` strictly increasing, for an indptr `p` already checked
-/// (starts at 0, non-decreasing, ends at `s.len()`): the non-increasing adjacent pairs of
-/// the whole array must all straddle a slice boundary.
-fn slices_increasing<P: NativeIndex, I: NativeIndex>(p: &[P], s: &[I]) -> bool {
-    let total = non_increasing_pairs(s);
+/// (starts at 0, non-decreasing, ends at `s.len()`): the `total` non-increasing adjacent
+/// pairs of the whole array must all straddle a slice boundary.
+fn slices_increasing<P: NativeIndex, I: NativeIndex>(p: &[P], s: &[I], total: usize) -> bool {
     if total == 0 {
         return true;
     }
