@@ -973,3 +973,63 @@ fn convert_to_every_layout_keeps_contents() {
         }
     }
 }
+
+#[test]
+fn convert_progress_bar() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/arrow-cpp-26.arrows");
+    let size = std::fs::metadata(&sample).unwrap().len();
+    let output = TempFile::new("progress-out");
+    // Forced: drawn in place with carriage returns, ending at 100% with every message.
+    let out = run(
+        &["convert", "--progress", "--to", "coo"],
+        &[&sample, output.path()],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains('\r'), "{err:?}");
+    let last = err.trim_end().rsplit('\r').next().unwrap();
+    assert!(
+        last.starts_with("[##############################] 100%"),
+        "{last:?}"
+    );
+    assert!(last.contains("6 messages written  done"), "{last:?}");
+    // Bytes read equal the file size (both printed with the same unit).
+    let sizes = last
+        .split("100%  ")
+        .nth(1)
+        .unwrap()
+        .split("  6 messages")
+        .next()
+        .unwrap();
+    let (read, total) = sizes.split_once(" / ").unwrap();
+    assert_eq!(read, total, "{last:?}");
+    assert!(
+        total.ends_with(if size < 1024 { " B" } else { " KiB" }),
+        "{last:?}"
+    );
+    for stage in ["reading", "converting", "writing", "written"] {
+        assert!(err.contains(stage), "no {stage} in {err:?}");
+    }
+    // A small input into a pipe: no bar by default; never with --no-progress.
+    for flags in [
+        &["convert", "--to", "coo"][..],
+        &["convert", "--no-progress"],
+    ] {
+        let out = run(flags, &[&sample, output.path()]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(!stderr(&out).contains('%'), "{}", stderr(&out));
+    }
+    // A failure ends the line with "failed" (rank-3 tensors cannot be CSR).
+    let out = run(
+        &["convert", "--progress", "--to", "csr"],
+        &[&sample, output.path()],
+    );
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("failed\n"), "{}", stderr(&out));
+    // The two flags contradict each other.
+    let out = run(
+        &["convert", "--progress", "--no-progress"],
+        &[&sample, output.path()],
+    );
+    assert_eq!(code(&out), 2);
+}

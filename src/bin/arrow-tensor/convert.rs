@@ -1,5 +1,6 @@
 //! `convert`: decode every message of a file and write it again.
 
+use crate::progress::{Progress, When};
 use crate::{read, report, Outcome};
 use arrow_tensor_ipc::{ConvertOptions, Message, SparseFormat};
 use arrow_tensor_ipc::{ErrorKind, MessageWriter, ReadOptions, WriteOptions};
@@ -29,9 +30,10 @@ pub fn run(
     read_options: ReadOptions,
     write_options: WriteOptions,
     layout: Option<(Option<SparseFormat>, ConvertOptions)>,
+    progress: When,
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
-    let messages = match read::open(input, read_options) {
+    let mut messages = match read::open(input, read_options) {
         Ok(m) => m,
         Err(e) => {
             report(e);
@@ -55,7 +57,11 @@ pub fn run(
     let mut writer = MessageWriter::new(BufWriter::with_capacity(1 << 16, file), write_options);
     let mut count = 0u64;
     let mut failure = None;
-    for item in messages {
+    let size = fs::metadata(input).map_or(0, |m| m.len());
+    let mut bar = Progress::new(size, progress);
+    loop {
+        bar.update(messages.consumed(), count, "reading", false);
+        let Some(item) = messages.next() else { break };
         match item {
             Ok(m) => {
                 let limit = read_options.limits.max_dense_elements;
@@ -73,7 +79,10 @@ pub fn run(
                 }
                 let message = match &layout {
                     None => Ok(m.message),
-                    Some((format, options)) => relayout(m.message, *format, options, limit),
+                    Some((format, options)) => {
+                        bar.update(messages.consumed(), count, "converting", true);
+                        relayout(m.message, *format, options, limit)
+                    }
                 };
                 let message = match message {
                     Ok(message) => message,
@@ -87,6 +96,7 @@ pub fn run(
                         break;
                     }
                 };
+                bar.update(messages.consumed(), count, "writing", true);
                 if let Err(e) = writer.write(&message) {
                     let hint = if matches!(
                         e.kind(),
@@ -106,6 +116,7 @@ pub fn run(
                     break;
                 }
                 count += 1;
+                bar.update(messages.consumed(), count, "written", true);
             }
             Err(e) => {
                 failure = Some(format!(
@@ -133,6 +144,8 @@ pub fn run(
             Err(e) => Some(format!("{}: cannot write: {e}", output.display())),
         },
     };
+    let stage = if failure.is_some() { "failed" } else { "done" };
+    bar.finish(messages.consumed(), count, stage);
     if let Some(f) = failure {
         report(f);
         if fs::metadata(output).is_ok_and(|m| m.is_file()) && fs::remove_file(output).is_ok() {

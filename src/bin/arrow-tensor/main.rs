@@ -34,7 +34,10 @@
 //!   buffer lengths are written (element counts as Arrow C++ does, or bytes as the format
 //!   document says). Dense tensors with aliasing strides are written expanded to row-major
 //!   order, up to the default to-dense limit of 2^28 elements. On failure the partial
-//!   output file is removed.
+//!   output file is removed. `--to dense|coo|csr|csc|csf` converts every message to that
+//!   layout (`--index-type T`, `--axis-order 2,0,1` for CSF). A progress bar (input bytes
+//!   read, messages written, current step) goes to standard error for inputs of 64 MiB or
+//!   more when it is a terminal; `--progress` forces it, `--no-progress` turns it off.
 //!
 //! Every subcommand validates strictly (every rule of the format and of the sparse layouts)
 //! unless `--permissive` is given, in which case only what safe reading needs is checked.
@@ -48,6 +51,7 @@ mod convert;
 mod dump;
 mod inspect;
 mod json;
+mod progress;
 mod read;
 mod validate;
 
@@ -141,6 +145,13 @@ enum Command {
         /// CSF axis order of converted messages, e.g. `2,0,1` (default: identity).
         #[arg(long, value_name = "ORDER", value_delimiter = ',', requires = "to")]
         axis_order: Option<Vec<usize>>,
+        /// Show a progress bar on standard error (default: for inputs of 64 MiB or more
+        /// when standard error is a terminal).
+        #[arg(long, conflicts_with = "no_progress")]
+        progress: bool,
+        /// Never show a progress bar.
+        #[arg(long)]
+        no_progress: bool,
         /// Input file.
         #[arg(value_name = "IN")]
         input: PathBuf,
@@ -209,9 +220,16 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
             to,
             index_type,
             axis_order,
+            progress,
+            no_progress,
             input,
             output,
         } => {
+            let when = match (progress, no_progress) {
+                (true, _) => progress::When::Always,
+                (_, true) => progress::When::Never,
+                _ => progress::When::Auto,
+            };
             let options = arrow_tensor_ipc::WriteOptions {
                 csf_lengths: match csf_lengths {
                     CsfLengthsArg::Elements => arrow_tensor_ipc::CsfLengths::Elements,
@@ -239,7 +257,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
                     Some((to.format(), convert_options))
                 }
             };
-            convert::run(&input, &output, read.options(), options, layout, out)
+            convert::run(&input, &output, read.options(), options, layout, when, out)
         }
     }
 }

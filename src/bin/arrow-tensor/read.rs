@@ -57,6 +57,11 @@ impl FileMessages {
         self.count
     }
 
+    /// Bytes of the messages decoded so far.
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
     /// Reads what follows the last message. Call after the iterator returned `None`
     /// without an error.
     pub fn ending(self) -> io::Result<Ending> {
