@@ -942,10 +942,18 @@ fn threads_do_not_change_results() {
                     convert::from_dense(&t, f, &ConvertOptions::default().with_threads(1)).unwrap();
                 check_valid(&one, f, "threads");
                 check_dense(&one, &expected, "threads");
+                let dense_one = convert::to_dense(&one).unwrap();
                 for threads in [0, 2, 3, 7] {
                     let opts = ConvertOptions::default().with_threads(threads);
                     let many = convert::from_dense(&t, f, &opts).unwrap();
                     assert!(many.content_eq(&one), "{} with {threads} threads", f.name());
+                    // And back (CSC splits its output rows between the threads).
+                    let dense = convert::to_dense_with(&one, usize::MAX, &opts).unwrap();
+                    assert!(
+                        dense.content_eq(&dense_one),
+                        "{} to dense, {threads} threads",
+                        f.name()
+                    );
                 }
             }
         }

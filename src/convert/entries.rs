@@ -11,7 +11,6 @@ use crate::array::IndexArray;
 use crate::error::{fail, ErrorKind, Result};
 use crate::sparse::{CompressedAxis, CooIndex, CooOrder, CsfIndex, CsxIndex, SparseIndex};
 use crate::types::{IndexType, NativeIndex, NativeValue};
-use crate::validate::Validation;
 use crate::{SparseFormat, SparseTensor};
 use arrow_buffer::ArrowNativeType;
 use arrow_buffer::Buffer;
@@ -273,7 +272,7 @@ impl<T: NativeValue, W: NativeIndex> Entries<T, W> {
             }
         };
         let values = Buffer::from_vec(self.values);
-        SparseTensor::from_parts(T::TYPE, shape.to_vec(), values, index, Validation::Strict)?
+        SparseTensor::from_converted_parts(T::TYPE, shape.to_vec(), values, index)?
             .with_dim_names(dim_names.iter().cloned())
     }
 }
@@ -313,12 +312,11 @@ impl<T: NativeValue, W: NativeIndex> Entries<T, W> {
             CsxIndex::new(axis, IndexArray::from_vec(indptr), IndexArray::from_vec(indices))
         });
         let values = Buffer::from_vec(values);
-        SparseTensor::from_parts(
+        SparseTensor::from_converted_parts(
             T::TYPE,
             shape.to_vec(),
             values,
             SparseIndex::Csx(index),
-            Validation::Strict,
         )?
         .with_dim_names(dim_names.iter().cloned())
     }

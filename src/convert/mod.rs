@@ -137,13 +137,24 @@ pub fn convert(
 /// [`SparseTensor::to_dense`] but faster: offsets computed in blocks by loops generic over
 /// the index types, values written by loops generic over the value type.
 pub fn to_dense(tensor: &SparseTensor) -> Result<Tensor> {
-    to_dense::to_dense_limited(tensor, usize::MAX)
+    to_dense::to_dense_limited(tensor, usize::MAX, 1)
 }
 
 /// Like [`to_dense`], failing with [`crate::ErrorKind::LimitExceeded`] when the tensor has
 /// more than `max_elements` elements (use this on untrusted input).
 pub fn to_dense_limited(tensor: &SparseTensor, max_elements: usize) -> Result<Tensor> {
-    to_dense::to_dense_limited(tensor, max_elements)
+    to_dense::to_dense_limited(tensor, max_elements, 1)
+}
+
+/// Like [`to_dense_limited`], with [`ConvertOptions::threads`] threads for large outputs
+/// (CSC inputs: the output rows are split between them; other layouts use one thread).
+/// The result does not depend on the thread count.
+pub fn to_dense_with(
+    tensor: &SparseTensor,
+    max_elements: usize,
+    options: &ConvertOptions,
+) -> Result<Tensor> {
+    to_dense::to_dense_limited(tensor, max_elements, options.threads)
 }
 
 /// Canonical COO: entries sorted row-major, duplicates summed in storage order (as scipy's

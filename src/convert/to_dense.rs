@@ -15,7 +15,7 @@ use super::sparse_to_sparse::validated;
 use crate::error::{fail, ErrorKind, Result};
 use crate::sparse::{typed_index, CompressedAxis, CooOrder, CsxIndex, SparseIndex};
 use crate::tensor::{element_count, row_major_strides};
-use crate::types::NativeValue;
+use crate::types::{NativeIndex, NativeValue};
 use crate::{SparseTensor, Tensor};
 use arrow_buffer::{ArrowNativeType, Buffer};
 
@@ -30,8 +30,13 @@ const FILL_BYTES: usize = 256 * 1024;
 /// that the grouping writes few streams at once.
 const GROUP_BYTES: usize = 2 * 1024 * 1024;
 
-/// Expands to a dense row-major tensor; see [`crate::convert::to_dense`].
-pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<Tensor> {
+/// Expands to a dense row-major tensor; see [`crate::convert::to_dense`]. `threads` as in
+/// [`crate::convert::ConvertOptions::threads`] (used by CSC inputs).
+pub(crate) fn to_dense_limited(
+    s: &SparseTensor,
+    max_elements: usize,
+    threads: usize,
+) -> Result<Tensor> {
     let total = element_count(s.shape())
         .ok_or_else(|| ErrorKind::Overflow(format!("element count of shape {:?}", s.shape())))?;
     if total > max_elements {
@@ -65,14 +70,20 @@ pub(crate) fn to_dense_limited(s: &SparseTensor, max_elements: usize) -> Result<
     let block = 1usize << shift;
     let data = crate::dispatch_value!(s.value_type(), T => {
         let values = s.values::<T>().unwrap_or_default();
+        if let SparseIndex::Csx(c) = s.index() {
+            if c.axis() == CompressedAxis::Column {
+                let out = csc_to_dense(c, s.shape(), values, threads)?;
+                return Tensor::try_new(
+                    s.value_type(),
+                    s.shape().to_vec(),
+                    row_major_strides(s.shape(), w),
+                    Buffer::from_vec(out),
+                )?
+                .with_dim_names(s.dim_names().iter().cloned());
+            }
+        }
         let mut fill = Fill::<T>::new(total, shift, may_repeat)?;
-        let csc = match s.index() {
-            SparseIndex::Csx(c) if c.axis() == CompressedAxis::Column => Some(c),
-            _ => None,
-        };
-        if let Some(c) = csc {
-            csc_fill(c, s.shape(), values, &mut fill)?;
-        } else if sorted {
+        if sorted {
             if !fill_sorted_direct(&s, values, &mut fill)? {
                 for_each_offset_block(&s, &mut |offsets, first| {
                     fill.put_all(offsets, &values[first..first + offsets.len()]);
@@ -181,45 +192,132 @@ fn fill_sorted_direct<T: NativeValue>(
     }
 }
 
-/// CSC to row-major: a band of rows (about `GROUP_BYTES` of output) at a time, taking from
-/// every column the entries that fall in the band (a cursor per column: the columns are
-/// merged rather than sorted).
-fn csc_fill<T: NativeValue>(
+/// Dense outputs of at least this many elements are filled by several threads (CSC).
+const PARALLEL_MIN: usize = 1 << 20;
+
+/// CSC to row-major. The rows are split into one range per thread; each range is written a
+/// band of rows (about `GROUP_BYTES` of output) at a time, taking from every column the
+/// entries that fall in the band (a cursor per column: the columns are merged rather than
+/// sorted).
+fn csc_to_dense<T: NativeValue>(
     c: &CsxIndex,
     shape: &[usize],
     values: &[T],
-    fill: &mut Fill<T>,
-) -> Result<()> {
+    threads: usize,
+) -> Result<Vec<T>> {
     let (nrows, ncols) = (shape[0], shape[1]);
-    let ends: Vec<usize> = crate::dispatch_index!(c.indptr().index_type(), P => {
+    let total = nrows * ncols;
+    let colptr: Vec<usize> = crate::dispatch_index!(c.indptr().index_type(), P => {
         typed_index::<P>(c.indptr())?.iter().map(|p| p.as_usize()).collect()
     });
-    let mut cursor = ends.clone();
-    let band_bytes = GROUP_BYTES;
-    let band = (band_bytes / std::mem::size_of::<T>() / ncols.max(1)).max(1);
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+        n => n,
+    };
+    let parts = if total >= PARALLEL_MIN {
+        threads.clamp(1, nrows)
+    } else {
+        1
+    };
+    let rows_per = nrows.div_ceil(parts.max(1));
+    let band = (GROUP_BYTES / std::mem::size_of::<T>().max(1) / ncols.max(1)).max(1);
+    let mut out = try_with_capacity::<T>(total, "the dense output")?;
     crate::dispatch_index!(c.indices().index_type(), I => {
         let indices = typed_index::<I>(c.indices())?;
-        let mut r0 = 0;
-        while r0 < nrows {
-            let r1 = (r0 + band).min(nrows);
-            let out = fill.zero_to(r1 * ncols);
-            for col in 0..ncols {
-                let (mut k, end) = (cursor[col], ends[col + 1]);
-                // A column's entries are sorted by row.
-                while k < end {
-                    let r = indices[k].as_usize();
-                    if r >= r1 {
-                        break;
-                    }
-                    out[r * ncols + col] = values[k];
-                    k += 1;
-                }
-                cursor[col] = k;
+        if parts <= 1 {
+            // One thread: the output grows a zero-filled band at a time.
+            let mut cursor = colptr.clone();
+            let mut r0 = 0;
+            while r0 < nrows {
+                let r1 = (r0 + band).min(nrows);
+                out.resize(r1 * ncols, T::ZERO);
+                let seg = &mut out[r0 * ncols..];
+                csc_band(indices, &colptr, &mut cursor, values, r0..r1, ncols, seg);
+                r0 = r1;
             }
-            r0 = r1;
+            return Ok(out);
+        }
+        // Several: the output comes zeroed from the allocator (fresh pages need no zeroing
+        // pass), and each thread touches only its own rows.
+        drop(out);
+        out = vec![T::ZERO; total];
+        let colptr = &colptr;
+        let job = |p: usize, chunk: &mut [T]| {
+            let first = p * rows_per;
+            csc_rows(indices, colptr, values, first..first + chunk.len() / ncols, ncols, band, chunk);
+        };
+        {
+            // Row ranges handed out from a queue: a thread that cannot be had leaves its
+            // share to the others (the calling thread works too).
+            let queue = std::sync::Mutex::new(
+                out.chunks_mut(rows_per * ncols).enumerate().collect::<Vec<_>>(),
+            );
+            let work = || loop {
+                let next = queue.lock().ok().and_then(|mut q| q.pop());
+                let Some((p, chunk)) = next else { break };
+                job(p, chunk);
+            };
+            std::thread::scope(|sc| {
+                for _ in 1..parts {
+                    let _ = std::thread::Builder::new().spawn_scoped(sc, &work);
+                }
+                work();
+            });
         }
     });
-    Ok(())
+    Ok(out)
+}
+
+/// Writes rows `rows` of a CSC matrix into `out` (those rows, already zero, row-major),
+/// `band` rows at a time.
+fn csc_rows<T: NativeValue, I: NativeIndex>(
+    indices: &[I],
+    colptr: &[usize],
+    values: &[T],
+    rows: std::ops::Range<usize>,
+    ncols: usize,
+    band: usize,
+    out: &mut [T],
+) {
+    // Every column's first entry at or below the first row (a column's rows are sorted).
+    let mut cursor: Vec<usize> = colptr
+        .windows(2)
+        .map(|w| w[0] + indices[w[0]..w[1]].partition_point(|r| r.as_usize() < rows.start))
+        .collect();
+    let mut r0 = rows.start;
+    while r0 < rows.end {
+        let r1 = (r0 + band).min(rows.end);
+        let seg = &mut out[(r0 - rows.start) * ncols..(r1 - rows.start) * ncols];
+        // Already zero; writing it brings the band into the cache before the scattered
+        // writes (measured faster than scattering into untouched pages).
+        seg.fill(T::ZERO);
+        csc_band(indices, colptr, &mut cursor, values, r0..r1, ncols, seg);
+        r0 = r1;
+    }
+}
+
+/// Writes the entries of rows `rows` into `seg` (which starts at row `rows.start`),
+/// advancing every column's cursor past them.
+#[inline]
+fn csc_band<T: NativeValue, I: NativeIndex>(
+    indices: &[I],
+    colptr: &[usize],
+    cursor: &mut [usize],
+    values: &[T],
+    rows: std::ops::Range<usize>,
+    ncols: usize,
+    seg: &mut [T],
+) {
+    for (col, (k, &end)) in cursor.iter_mut().zip(&colptr[1..]).enumerate() {
+        while *k < end {
+            let r = indices[*k].as_usize();
+            if r >= rows.end {
+                break;
+            }
+            seg[(r - rows.start) * ncols + col] = values[*k];
+            *k += 1;
+        }
+    }
 }
 
 /// The output under construction: zero-filled a block at a time as values arrive in

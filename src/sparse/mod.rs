@@ -176,6 +176,25 @@ impl SparseTensor {
         })
     }
 
+    /// Builds a tensor whose index the conversions produced (valid by construction):
+    /// structure checked, contents trusted in release builds and checked in debug builds
+    /// (every test run), marked as strictly validated.
+    pub(crate) fn from_converted_parts(
+        value_type: ValueType,
+        shape: Vec<usize>,
+        values: Buffer,
+        index: SparseIndex,
+    ) -> Result<Self> {
+        let mut t = Self::from_parts(value_type, shape, values, index, Validation::Permissive)?;
+        debug_assert!(
+            validate::check_contents(&t.shape, &t.index).is_ok(),
+            "a conversion produced an invalid index: {:?}",
+            validate::check_contents(&t.shape, &t.index)
+        );
+        t.checked = true;
+        Ok(t)
+    }
+
     /// A COO tensor from row-major coordinates (`nnz * ndim` integers) and `nnz` values.
     /// The canonical flag is set when the coordinates are sorted; duplicates are refused.
     pub fn coo<T: NativeValue, I: NativeIndex>(
