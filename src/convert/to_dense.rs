@@ -259,7 +259,7 @@ fn csc_to_dense<T: NativeValue>(
             };
             std::thread::scope(|sc| {
                 for _ in 1..parts {
-                    let _ = std::thread::Builder::new().spawn_scoped(sc, &work);
+                    let _ = std::thread::Builder::new().spawn_scoped(sc, work);
                 }
                 work();
             });
@@ -353,14 +353,6 @@ impl<T: NativeValue> Fill<T> {
             let end = ((o >> self.shift) + 1) << self.shift;
             self.out.resize(end.min(self.total), T::ZERO);
         }
-    }
-
-    /// Zero-fills the output to `n` elements; the output so far.
-    fn zero_to(&mut self, n: usize) -> &mut [T] {
-        if n > self.out.len() {
-            self.out.resize(n, T::ZERO);
-        }
-        &mut self.out
     }
 
     /// Writes `values` at the non-decreasing `offsets`.
