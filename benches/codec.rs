@@ -1,9 +1,9 @@
 //! Criterion benchmarks of the codec (issue 6): dense encode to a `Vec` and to a file,
 //! dense decode from `Bytes` and from a memory map (feature `mmap`), sparse encode/decode
-//! (COO, CSR, CSC, CSF; 1M non-zeros; int32 and int64 indices), strict validation alone,
-//! random `get` lookups and full iteration.
+//! (COO, CSR, CSC, CSF; 1M and 10M non-zeros; int32 and int64 indices), strict validation
+//! alone, and (at 1M non-zeros) random `get` lookups and full iteration.
 //!
-//! `cargo bench --bench codec --features mmap` (about 1.5 minutes: 10 samples, short
+//! `cargo bench --bench codec --features mmap` (about 4 minutes: 10 samples, short
 //! measurement windows). Dense bodies go from 1 KiB to 256 MiB: a 1 GiB body would need
 //! about 3 GiB of resident memory per case and ~1 s per iteration, and the constant-time
 //! decode and ~memcpy encode already show at 256 MiB; `examples/compare.rs` covers 1 GiB.
@@ -81,7 +81,9 @@ fn dense(c: &mut Criterion) {
     g.finish();
 }
 
-fn sparse_for<I: NativeIndex>(c: &mut Criterion, idx: &str, nnz: usize) {
+/// Encode, decode and strict validation of every layout; with `walks`, also iteration
+/// and lookups.
+fn sparse_for<I: NativeIndex>(c: &mut Criterion, idx: &str, nnz: usize, walks: bool) {
     let opts = WriteOptions::default();
     for layout in LAYOUTS {
         let t = inputs::sparse::<I>(layout, nnz);
@@ -102,6 +104,10 @@ fn sparse_for<I: NativeIndex>(c: &mut Criterion, idx: &str, nnz: usize) {
         g.bench_function("validate_strict", |b| {
             b.iter(|| inputs::validate_strict(&t))
         });
+        if !walks {
+            g.finish();
+            continue;
+        }
         g.bench_function("for_each_stored", |b| {
             b.iter(|| {
                 let mut acc = 0usize;
@@ -124,8 +130,10 @@ fn sparse_for<I: NativeIndex>(c: &mut Criterion, idx: &str, nnz: usize) {
 }
 
 fn sparse(c: &mut Criterion) {
-    sparse_for::<i32>(c, "int32", 1_000_000);
-    sparse_for::<i64>(c, "int64", 1_000_000);
+    sparse_for::<i32>(c, "int32", 1_000_000, true);
+    sparse_for::<i64>(c, "int64", 1_000_000, true);
+    sparse_for::<i32>(c, "int32", 10_000_000, false);
+    sparse_for::<i64>(c, "int64", 10_000_000, false);
 }
 
 criterion_group! {

@@ -400,14 +400,18 @@ macro_rules! native_int {
             fn scan_block(block: &[Self], last: Self) -> (bool, usize) {
                 // As unsigned, a negative value is above any valid `last`.
                 let last = last as $u;
-                let above = block
-                    .iter()
-                    .fold(0 as $acc, |bad, &v| bad | <$acc>::from((v as $u) > last));
-                let pairs = block
+                let first = block.first().is_some_and(|&v| (v as $u) > last);
+                // One pass over the pairs: the second of each checked against `last`.
+                let (above, pairs) = block
                     .iter()
                     .zip(block.get(1..).unwrap_or_default())
-                    .fold(0 as $acc, |n, (a, b)| n.wrapping_add(<$acc>::from(a >= b)));
-                (above != 0, pairs as usize)
+                    .fold((0 as $acc, 0 as $acc), |(bad, n), (a, b)| {
+                        (
+                            bad | <$acc>::from((*b as $u) > last),
+                            n.wrapping_add(<$acc>::from(a >= b)),
+                        )
+                    });
+                (first || above != 0, pairs as usize)
             }
         }
     };
