@@ -305,16 +305,16 @@ fn check_indptr<P: NativeIndex>(p: &[P], end: usize, buffer: BufferId) -> Result
     Ok(())
 }
 
-/// Within every slice `p[k]..p[k+1]` of `s`, values strictly increase. Assumes `p` valid.
-/// `pairs` is the number of non-increasing adjacent pairs of `s` ([`scan_values`]).
+/// Within every slice `p[k]..p[k+1]` of `s`, values strictly increase. Assumes `p` valid;
+/// `scan` is what [`scan_values`] found in `s` with `p`.
 fn check_sorted_slices<P: NativeIndex, I: NativeIndex>(
     p: &[P],
     s: &[I],
-    pairs: usize,
+    scan: &Scan,
     buffer: BufferId,
     rule: &'static str,
 ) -> Result<()> {
-    if slices_increasing(p, s, pairs) {
+    if scan.slices_increasing() {
         return Ok(());
     }
     for w in p.windows(2) {
@@ -338,14 +338,14 @@ fn check_csx<P: NativeIndex, I: NativeIndex>(c: &CsxIndex, shape: &[usize]) -> R
     check_indptr(indptr, indices.len(), BufferId::CsxIndptr)?;
     let inner = 1 - c.axis.dim();
     let bound = dim_size(shape, inner);
-    let (in_bounds, pairs) = scan_values(indices, bound as u64);
-    if !in_bounds {
+    let scan = scan_values(indices, bound as u64, indptr);
+    if !scan.in_bounds {
         check_bounds(indices, bound, inner, BufferId::CsxIndices)?;
     }
     check_sorted_slices(
         indptr,
         indices,
-        pairs,
+        &scan,
         BufferId::CsxIndices,
         "indices must strictly increase within a row (column)",
     )
@@ -353,16 +353,22 @@ fn check_csx<P: NativeIndex, I: NativeIndex>(c: &CsxIndex, shape: &[usize]) -> R
 
 fn check_csf<P: NativeIndex, I: NativeIndex>(c: &CsfIndex, shape: &[usize]) -> Result<()> {
     let lv = levels::<P, I>(c)?;
-    // Per level, in one pass: in bounds, and the count of non-increasing adjacent pairs.
-    let mut pairs = Vec::with_capacity(lv.indices.len());
+    // Per level, in one pass: in bounds, non-increasing pairs, those at the boundaries of
+    // the level's slices (level k + 1 is sliced by indptr[k]; the root is one slice).
+    let mut scans = Vec::with_capacity(lv.indices.len());
     for (level, s) in lv.indices.iter().enumerate() {
         let dim = c.axis_order.get(level).copied().unwrap_or(usize::MAX);
         let bound = dim_size(shape, dim);
-        let (in_bounds, n) = scan_values(s, bound as u64);
-        if !in_bounds {
+        let p = level
+            .checked_sub(1)
+            .and_then(|k| lv.indptr.get(k))
+            .copied()
+            .unwrap_or_default();
+        let scan = scan_values(s, bound as u64, p);
+        if !scan.in_bounds {
             check_bounds(s, bound, dim, BufferId::CsfIndices(level))?;
         }
-        pairs.push(n);
+        scans.push(scan);
     }
     for (level, p) in lv.indptr.iter().enumerate() {
         check_indptr(
@@ -378,7 +384,7 @@ fn check_csf<P: NativeIndex, I: NativeIndex>(c: &CsfIndex, shape: &[usize]) -> R
     if let Some(k) = lv
         .indices
         .first()
-        .filter(|_| pairs.first().is_some_and(|&n| n > 0))
+        .filter(|_| scans.first().is_some_and(|scan| scan.pairs > 0))
         .and_then(|s| first_not_increasing(s))
     {
         return fail(ErrorKind::NotIncreasing {
@@ -387,11 +393,16 @@ fn check_csf<P: NativeIndex, I: NativeIndex>(c: &CsfIndex, shape: &[usize]) -> R
             rule,
         });
     }
+    let none = Scan {
+        in_bounds: true,
+        pairs: 0,
+        at_boundaries: 0,
+    };
     for (level, p) in lv.indptr.iter().enumerate() {
         check_sorted_slices(
             p,
             lv.indices.get(level + 1).copied().unwrap_or_default(),
-            pairs.get(level + 1).copied().unwrap_or(0),
+            scans.get(level + 1).unwrap_or(&none),
             BufferId::CsfIndices(level + 1),
             rule,
         )?;
@@ -512,27 +523,74 @@ fn block_len<I>() -> usize {
     ((16 << 10) / std::mem::size_of::<I>().max(1)).max(64)
 }
 
-/// One read of `s`: whether every value is in `0..bound`, and the number of adjacent pairs
-/// that do not strictly increase ([`NativeIndex::scan_block`], block by block).
-fn scan_values<I: NativeIndex>(s: &[I], bound: u64) -> (bool, usize) {
-    if bound == 0 {
-        return (s.is_empty(), non_increasing_pairs(s));
+/// What one read of an index array found ([`scan_values`]).
+struct Scan {
+    /// Every value in `0..bound`.
+    in_bounds: bool,
+    /// Adjacent pairs that do not strictly increase.
+    pairs: usize,
+    /// Those of them that straddle a slice boundary of the indptr given.
+    at_boundaries: usize,
+}
+
+impl Scan {
+    /// Every slice strictly increasing (for an indptr already checked: starts at 0,
+    /// non-decreasing, ends at the array's length): every non-increasing pair straddles a
+    /// slice boundary.
+    fn slices_increasing(&self) -> bool {
+        self.pairs == self.at_boundaries
     }
-    let Some(last) = I::from_u64((bound - 1).min(I::TYPE.max_value())) else {
-        return (false, non_increasing_pairs(s));
+}
+
+/// One read of `s`, block by block ([`NativeIndex::scan_block`]): whether every value is
+/// in `0..bound`, how many adjacent pairs do not strictly increase, and how many of those
+/// sit at a boundary `b` of the slices that `p` delimits (the pair `b - 1, b`, for each
+/// distinct `0 < b < s.len()`), counted while the block holding them is in cache. The
+/// boundary count is meaningful only for an indptr `p` that passes [`check_indptr`]; any
+/// other `p` is read safely and its count ignored by the callers.
+fn scan_values<P: NativeIndex, I: NativeIndex>(s: &[I], bound: u64, p: &[P]) -> Scan {
+    let last = bound
+        .checked_sub(1)
+        .and_then(|b| I::from_u64(b.min(I::TYPE.max_value())));
+    let Some(last) = last else {
+        // Nothing is in bounds (an empty dimension): no fast path needed.
+        return Scan {
+            in_bounds: s.is_empty(),
+            pairs: non_increasing_pairs(s),
+            at_boundaries: boundary_pairs(p, s),
+        };
     };
-    let (mut in_bounds, mut pairs) = (true, 0usize);
+    let mut scan = Scan {
+        in_bounds: true,
+        pairs: 0,
+        at_boundaries: 0,
+    };
+    let (mut j, mut prev_b) = (0usize, 0usize);
     let mut start = 0;
     while start < s.len() {
         let end = (start + crate::types::SCAN_BLOCK).min(s.len());
         // The block and the value before it: the first pair straddles the previous block.
         let from = start.saturating_sub(1);
         let (above, n) = I::scan_block(s.get(from..end).unwrap_or_default(), last);
-        in_bounds &= !above;
-        pairs += n;
+        scan.in_bounds &= !above;
+        scan.pairs += n;
+        // The boundaries that fall in this block.
+        while let Some(v) = p.get(j) {
+            let b = usize::try_from(v.as_index()).unwrap_or(usize::MAX);
+            if b >= end {
+                break;
+            }
+            if b != prev_b {
+                if let (Some(x), Some(y)) = (b.checked_sub(1).and_then(|a| s.get(a)), s.get(b)) {
+                    scan.at_boundaries += usize::from(x >= y);
+                }
+            }
+            prev_b = b;
+            j += 1;
+        }
         start = end;
     }
-    (in_bounds, pairs)
+    scan
 }
 
 /// One read of row-major COO rows: whether they are all in bounds, and (when `sorted` is
@@ -573,18 +631,13 @@ fn non_increasing_pairs<I: PartialOrd>(s: &[I]) -> usize {
         .fold(0usize, |n, (a, b)| n + usize::from(a >= b))
 }
 
-/// Every slice `s[p[k]..p[k + 1]]` strictly increasing, for an indptr `p` already checked
-/// (starts at 0, non-decreasing, ends at `s.len()`): the `total` non-increasing adjacent
-/// pairs of the whole array must all straddle a slice boundary.
-fn slices_increasing<P: NativeIndex, I: NativeIndex>(p: &[P], s: &[I], total: usize) -> bool {
-    if total == 0 {
-        return true;
-    }
-    // Pairs (b - 1, b) at distinct boundaries 0 < b < len that are non-increasing.
+/// The non-increasing pairs `b - 1, b` of `s` at the distinct boundaries `0 < b < s.len()`
+/// of `p` (the slow companion of [`scan_values`]).
+fn boundary_pairs<P: NativeIndex, I: NativeIndex>(p: &[P], s: &[I]) -> usize {
     let mut at_boundaries = 0usize;
     let mut last = 0usize;
     for v in p {
-        let b = v.as_index() as usize;
+        let b = usize::try_from(v.as_index()).unwrap_or(usize::MAX);
         if b != last && b < s.len() {
             if let (Some(x), Some(y)) = (b.checked_sub(1).and_then(|a| s.get(a)), s.get(b)) {
                 at_boundaries += usize::from(x >= y);
@@ -592,5 +645,5 @@ fn slices_increasing<P: NativeIndex, I: NativeIndex>(p: &[P], s: &[I], total: us
         }
         last = b;
     }
-    total == at_boundaries
+    at_boundaries
 }

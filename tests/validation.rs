@@ -2655,29 +2655,85 @@ fn fused_checks_find_violations_at_block_boundaries() {
             .flat_map(|_| (0..row_len).map(|j| 2 * j as i64))
             .collect();
         let indptr: Vec<i64> = (0..=nrows).map(|r| (r * row_len) as i64).collect();
-        let t = csr_tensor(nrows, ncols, &indptr, &indices, index_type);
-        let good = enc(t);
-        dec(&good, ReadOptions::strict()).expect("the unbroken CSR is valid");
-        let buf = sparse_buffer_offsets(&good)[1];
-        for p in near_boundaries(block_values, indices.len()) {
-            if p % row_len == 0 {
-                continue; // a row start: any value may follow the previous row's last
+        // The same matrix as CSR, and as a rank-2 CSF (level 1 sliced by indptr[0]).
+        let csr = enc(csr_tensor(nrows, ncols, &indptr, &indices, index_type));
+        let rows: Vec<i64> = (0..nrows as i64).collect();
+        let csf = enc(SparseTensor::try_new(
+            ValueType::Float32,
+            vec![nrows, ncols],
+            Buffer::from_vec((0..indices.len()).map(|i| i as f32).collect::<Vec<f32>>()),
+            SparseIndex::Csf(CsfIndex::new(
+                vec![0, 1],
+                vec![index_array(&indptr, index_type)],
+                vec![
+                    index_array(&rows, index_type),
+                    index_array(&indices, index_type),
+                ],
+            )),
+        )
+        .unwrap());
+        for (good, buf) in [
+            (csr.clone(), sparse_buffer_offsets(&csr)[1]),
+            (csf.clone(), sparse_buffer_offsets(&csf)[2]),
+        ] {
+            dec(&good, ReadOptions::strict()).expect("the unbroken CSR/CSF is valid");
+            for p in near_boundaries(block_values, indices.len()) {
+                if p % row_len == 0 {
+                    continue; // a row start: any value may follow the previous row's last
+                }
+                let mut bad = good.clone();
+                patch_index(&mut bad, buf, p, width, indices[p - 1]);
+                match strict_err(&bad) {
+                    ErrorKind::NotIncreasing { position, .. } => {
+                        assert_eq!(position, p as u64, "{index_type:?} CSR position {p}")
+                    }
+                    other => panic!("{index_type:?} CSR position {p}: {other:?}"),
+                }
+                let mut bad = good.clone();
+                patch_index(&mut bad, buf, p, width, ncols as i64);
+                match strict_err(&bad) {
+                    ErrorKind::IndexOutOfBounds { position, .. } => {
+                        assert_eq!(position, p as u64, "{index_type:?} CSR position {p}")
+                    }
+                    other => panic!("{index_type:?} CSR position {p}: {other:?}"),
+                }
             }
+        }
+    }
+}
+
+/// Rows whose columns keep increasing across row starts (row r holds columns
+/// r * len .. (r + 1) * len): only a broken pair inside a row is an error, and a repeat
+/// right at a row start is not.
+#[test]
+fn fused_checks_tell_row_starts_from_rows() {
+    for (index_type, width) in [(IndexType::Int32, 4usize), (IndexType::Int64, 8)] {
+        let row_len = 1000usize;
+        let nrows = 9;
+        let indices: Vec<i64> = (0..(nrows * row_len) as i64).collect();
+        let indptr: Vec<i64> = (0..=nrows).map(|r| (r * row_len) as i64).collect();
+        let good = enc(csr_tensor(
+            nrows,
+            nrows * row_len,
+            &indptr,
+            &indices,
+            index_type,
+        ));
+        let buf = sparse_buffer_offsets(&good)[1];
+        for r in 1..nrows {
+            let b = r * row_len;
+            // Row r starts with the value the previous row ended with: allowed.
+            let mut ok = good.clone();
+            patch_index(&mut ok, buf, b, width, indices[b - 1]);
+            dec(&ok, ReadOptions::strict()).expect("a repeat across a row start is valid");
+            // The second entry of row r repeats the first: an error at b + 1.
             let mut bad = good.clone();
-            patch_index(&mut bad, buf, p, width, indices[p - 1]);
+            patch_index(&mut bad, buf, b + 1, width, indices[b]);
             match strict_err(&bad) {
                 ErrorKind::NotIncreasing { position, .. } => {
-                    assert_eq!(position, p as u64, "{index_type:?} CSR position {p}")
+                    assert_eq!(position, (b + 1) as u64, "{index_type:?} row {r}")
                 }
-                other => panic!("{index_type:?} CSR position {p}: {other:?}"),
-            }
-            let mut bad = good.clone();
-            patch_index(&mut bad, buf, p, width, ncols as i64);
-            match strict_err(&bad) {
-                ErrorKind::IndexOutOfBounds { position, .. } => {
-                    assert_eq!(position, p as u64, "{index_type:?} CSR position {p}")
-                }
-                other => panic!("{index_type:?} CSR position {p}: {other:?}"),
+                other => panic!("{index_type:?} row {r}: {other:?}"),
             }
         }
     }
