@@ -238,6 +238,15 @@ fn dense_rows(cfg: &Cfg, body: usize) {
         memcpy_s: Some(mc),
         per: "encode + to_vec of a tensor whose data is a buffer of its own (page-aligned: the body copy runs 64 bytes ahead of its source modulo 4 KiB); Arrow: WriteTensor of such a tensor",
     });
+    let ours = time(reps, || encode(&msg, &opts).expect("encode").to_bytes());
+    emit(Row {
+        op: format!("{name}_encode_fresh_to_bytes"),
+        bytes: len,
+        ours_s: ours,
+        arrow_s: arrow.write_fresh_s,
+        memcpy_s: Some(mc),
+        per: "encode + to_bytes of the same tensor (the message placed so that the body copy is not 4K-aliased); Arrow: WriteTensor of such a tensor",
+    });
     let mut reused = Vec::with_capacity(len);
     let ours = time(reps, || {
         reused.clear();

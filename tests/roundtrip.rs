@@ -599,3 +599,48 @@ fn full_tensors_every_type() {
         check_sparse(&build_csf(&c, vt, it, &[2, 0, 1]), &expected, it, &c);
     });
 }
+
+/// `to_bytes` gives the bytes `to_vec` gives, placed so that the large body buffer sits at
+/// its source's address modulo 4 KiB (the fast copy), from sources at every distance the
+/// placement has to correct; small messages and sparse ones with several large buffers too.
+#[test]
+fn to_bytes_places_the_largest_buffer_and_matches_to_vec() {
+    let n = (5 << 20) / 8 + 3; // above the 4 MiB threshold
+    let backing: Vec<f64> = (0..n + 600).map(|i| i as f64 * 0.5).collect();
+    let whole = Buffer::from_vec(backing);
+    for shift in [0usize, 1, 8, 63, 504] {
+        // A buffer starting `shift` values (8 bytes each) into the allocation: distances
+        // all round 4 KiB.
+        let data = whole.slice_with_length(shift * 8, n * 8);
+        let t = Tensor::try_new(ValueType::Float64, vec![n], vec![8], data.clone()).unwrap();
+        let encoded = encode(&t.into(), &WriteOptions::default()).unwrap();
+        let bytes = encoded.to_bytes();
+        assert!(
+            bytes[..] == encoded.to_vec()[..],
+            "to_bytes differs from to_vec, shift {shift}"
+        );
+        let body = bytes.as_ptr() as usize + encoded.header().len();
+        assert_eq!(body % 4096, data.as_ptr() as usize % 4096, "shift {shift}");
+        let back = decode_message(&bytes, &ReadOptions::strict())
+            .unwrap()
+            .unwrap();
+        let decoded = back.message.as_tensor().unwrap().data().clone();
+        assert!(
+            decoded.len() >= data.len() && decoded.as_slice()[..data.len()] == data.as_slice()[..],
+            "decoded data differs, shift {shift}: {} vs {}",
+            decoded.len(),
+            data.len()
+        );
+    }
+    // Small: the plain copy.
+    let small = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 3.0]).unwrap();
+    let encoded = encode(&small.into(), &WriteOptions::default()).unwrap();
+    assert!(encoded.to_bytes()[..] == encoded.to_vec()[..], "small");
+    // Sparse with two large buffers (coordinates and values): same bytes.
+    let nnz = (5 << 20) / 8;
+    let coords: Vec<i64> = (0..nnz as i64).collect();
+    let values: Vec<f64> = (0..nnz).map(|i| i as f64 + 1.0).collect();
+    let s = SparseTensor::coo(&[nnz], coords, values).unwrap();
+    let encoded = encode(&s.into(), &WriteOptions::default()).unwrap();
+    assert!(encoded.to_bytes()[..] == encoded.to_vec()[..], "sparse");
+}
