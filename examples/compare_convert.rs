@@ -10,7 +10,8 @@
 //! alternate between the sides; each times `--reps` runs (default 5, after a warm-up) of
 //! ours with the default options (narrowest index type, one thread, as Arrow's converters
 //! run), with int64 indices (Arrow's default) and, for dense to sparse, with scans on every
-//! core (`threads: 0`; for CSC to dense, `to_dense_with` on every core), then Arrow's converters through the interop helper (`arrow_interop
+//! core (`threads: 0`; to dense, `to_dense_with` on every core: CSR, CSC and CSF split
+//! their output rows), then Arrow's converters through the interop helper (`arrow_interop
 //! time-convert`, built by `tests/interop/build.sh` against the pyarrow of `.venv` when
 //! missing). `ours_s` and `arrow_s` are medians over all runs (Arrow: the median of its
 //! per-round medians), `ratio = arrow_s / ours_s`; `ratio_min` compares the fastest runs,
@@ -216,12 +217,9 @@ fn main() {
                 Samples::time(&mut to_dense, reps, || convert::to_dense(&sparse));
                 Samples::time(&mut to_dense64, reps, || convert::to_dense(&sparse64));
                 Samples::time(&mut model, reps, || sparse.to_dense());
-                if kind == "csc" {
-                    // The one layout whose expansion splits its rows between threads.
-                    Samples::time(&mut to_dense_par, reps, || {
-                        convert::to_dense_with(&sparse, usize::MAX, &all_cores)
-                    });
-                }
+                Samples::time(&mut to_dense_par, reps, || {
+                    convert::to_dense_with(&sparse, usize::MAX, &all_cores)
+                });
                 let ((sm, smin), (dm, dmin)) = arrow_times(&helper, kind, shape_name, nnz, reps);
                 arrow_sparse.0.push(sm);
                 arrow_dense.0.push(dm);
@@ -271,7 +269,7 @@ fn main() {
                 &arrow_dense,
                 arrow_min.1,
                 1.5,
-                if kind == "csc" {
+                if kind != "coo" {
                     let par = to_dense_par.median();
                     format!(
                         ",\"model_to_dense_s\":{:.6},\"ours_all_cores_s\":{par:.6},\"ratio_all_cores\":{:.2}",

@@ -69,7 +69,8 @@
 //!
 //! No allocation per element; memory stays within a small multiple of input plus output.
 //! Large dense inputs can be scanned by several threads ([`ConvertOptions::threads`]), and
-//! [`to_dense_with`] splits a large CSC expansion by rows between threads. The default is
+//! [`to_dense_with`] splits a large CSR, CSC or identity-order CSF expansion by rows
+//! between threads. The default is
 //! one thread (the caller's), as Arrow C++'s converters run.
 //!
 //! # Where Arrow C++ 26 goes wrong
@@ -152,8 +153,8 @@ pub fn to_dense_limited(tensor: &SparseTensor, max_elements: usize) -> Result<Te
 }
 
 /// Like [`to_dense_limited`], with [`ConvertOptions::threads`] threads for large outputs
-/// (CSC inputs: the output rows are split between them; other layouts use one thread).
-/// The result does not depend on the thread count.
+/// (CSR, CSC and identity-order CSF split their output rows between them; COO and other
+/// CSF orders use one thread). The result does not depend on the thread count.
 pub fn to_dense_with(
     tensor: &SparseTensor,
     max_elements: usize,

@@ -82,6 +82,21 @@ pub(crate) fn to_dense_limited(
                 .with_dim_names(s.dim_names().iter().cloned());
             }
         }
+        let parts = match threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+            n => n,
+        };
+        if sorted && parts > 1 && total >= PARALLEL_MIN {
+            if let Some(out) = fill_nodes_parallel(&s, values, total, parts)? {
+                return Tensor::try_new(
+                    s.value_type(),
+                    s.shape().to_vec(),
+                    row_major_strides(s.shape(), w),
+                    Buffer::from_vec(out),
+                )?
+                .with_dim_names(s.dim_names().iter().cloned());
+            }
+        }
         let mut fill = Fill::<T>::new(total, shift, may_repeat)?;
         if sorted {
             if !fill_sorted_direct(&s, values, &mut fill)? {
@@ -194,6 +209,85 @@ fn fill_sorted_direct<T: NativeValue>(
 
 /// Dense outputs of at least this many elements are filled by several threads (CSC).
 const PARALLEL_MIN: usize = 1 << 20;
+
+/// CSR and identity-order CSF on several threads: the nodes of the level above the leaves
+/// (CSR: the rows) come in row-major order, each owning the output from its base to the
+/// next node's base, so the output splits at node boundaries into one range per thread.
+/// `None` for the other layouts.
+fn fill_nodes_parallel<T: NativeValue>(
+    s: &SparseTensor,
+    values: &[T],
+    total: usize,
+    parts: usize,
+) -> Result<Option<Vec<T>>> {
+    let shape = s.shape();
+    let (parents, starts, leaves) = match s.index() {
+        SparseIndex::Csx(c) if c.axis() == CompressedAxis::Row => {
+            let ncols = shape[1];
+            let starts: Vec<usize> = crate::dispatch_index!(c.indptr().index_type(), P => {
+                typed_index::<P>(c.indptr())?.iter().map(|p| p.as_usize()).collect()
+            });
+            let parents: Vec<usize> = (0..shape[0]).map(|r| r * ncols).collect();
+            (parents, starts, c.indices())
+        }
+        SparseIndex::Csf(c) if c.axis_order().iter().enumerate().all(|(k, &d)| k == d) => {
+            let (parents, starts) = csf_parents(c, shape)?;
+            match c.indices().last() {
+                Some(leaves) => (parents, starts, leaves),
+                None => return Ok(None),
+            }
+        }
+        _ => return Ok(None),
+    };
+    let nodes = parents.len();
+    let parts = parts.clamp(1, nodes.max(1));
+    // Output boundaries at the bases of the first node of every part.
+    let first = |p: usize| nodes * p / parts;
+    let bounds: Vec<usize> = (0..=parts)
+        .map(|p| match p {
+            0 => 0,
+            p if p == parts => total,
+            p => parents[first(p)],
+        })
+        .collect();
+    drop(try_with_capacity::<T>(total, "the dense output")?);
+    let mut out = vec![T::ZERO; total];
+    crate::dispatch_index!(leaves.index_type(), I => {
+        let leaves = typed_index::<I>(leaves)?;
+        let (parents, starts, bounds) = (&parents, &starts, &bounds);
+        let job = |p: usize, chunk: &mut [T]| {
+            let lo = bounds[p];
+            for n in first(p)..first(p + 1) {
+                let base = parents[n] - lo;
+                let (a, b) = (starts[n], starts[n + 1]);
+                for (j, &v) in leaves[a..b].iter().zip(&values[a..b]) {
+                    chunk[base + j.as_usize()] = v;
+                }
+            }
+        };
+        // Split the output at the boundaries, then hand the ranges out from a queue.
+        let mut chunks = Vec::with_capacity(parts);
+        let mut rest: &mut [T] = &mut out;
+        for p in 0..parts {
+            let (head, tail) = rest.split_at_mut(bounds[p + 1] - bounds[p]);
+            chunks.push((p, head));
+            rest = tail;
+        }
+        let queue = std::sync::Mutex::new(chunks);
+        let work = || loop {
+            let next = queue.lock().ok().and_then(|mut q| q.pop());
+            let Some((p, chunk)) = next else { break };
+            job(p, chunk);
+        };
+        std::thread::scope(|sc| {
+            for _ in 1..parts {
+                let _ = std::thread::Builder::new().spawn_scoped(sc, work);
+            }
+            work();
+        });
+    });
+    Ok(Some(out))
+}
 
 /// CSC to row-major. The rows are split into one range per thread; each range is written a
 /// band of rows (about `GROUP_BYTES` of output) at a time, taking from every column the
