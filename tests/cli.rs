@@ -1033,3 +1033,49 @@ fn convert_progress_bar() {
     );
     assert_eq!(code(&out), 2);
 }
+
+#[test]
+fn convert_threads_do_not_change_output() {
+    // 1100 x 1000 float32 (above the size conversions split between threads), ~3%
+    // non-zeros: every layout, and back to dense, byte for byte the same whatever
+    // `--threads` says.
+    let mut state = 0x5eed_1234_u64;
+    let data: Vec<f32> = (0..1100 * 1000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            if state % 32 == 0 {
+                (state >> 40) as f32
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let t = Tensor::from_vec(vec![1100, 1000], data).unwrap();
+    let input = write_file("threads-in", &[Message::Tensor(t)]);
+    for to in ["coo", "csr", "csc", "csf"] {
+        let mut outputs = Vec::new();
+        for threads in ["1", "2", "3"] {
+            let sparse = TempFile::new("threads-sparse");
+            let out = run(
+                &["convert", "--to", to, "--threads", threads],
+                &[input.path(), sparse.path()],
+            );
+            assert_eq!(code(&out), 0, "{}", stderr(&out));
+            let dense = TempFile::new("threads-dense");
+            let out = run(
+                &["convert", "--to", "dense", "--threads", threads],
+                &[sparse.path(), dense.path()],
+            );
+            assert_eq!(code(&out), 0, "{}", stderr(&out));
+            outputs.push((
+                std::fs::read(sparse.path()).unwrap(),
+                std::fs::read(dense.path()).unwrap(),
+            ));
+        }
+        assert!(outputs.windows(2).all(|w| w[0] == w[1]), "{to}");
+        // And the expansion is the input again.
+        assert!(outputs[0].1 == std::fs::read(input.path()).unwrap(), "{to}");
+    }
+}

@@ -356,11 +356,17 @@ fn scan_line<T: NativeValue, W: NativeIndex, R: Template<W>>(
         }
         let mut k = stage.len;
         let (coords, values) = (&mut stage.coords[..], &mut stage.values[..]);
+        // The template is copied as it is and the inner coordinate written over its slot:
+        // writing the coordinate into the template first would make each copy wait for
+        // that narrower store (a failed store-to-load forward, about a third of the time
+        // of a dense to COO conversion).
+        let row = row.as_ref();
         while mask != 0 {
             let b = mask.trailing_zeros() as usize;
             mask &= mask - 1;
-            row.as_mut()[inner] = W::usize_as(first + j0 + b);
-            coords[k * n..(k + 1) * n].copy_from_slice(row.as_ref());
+            let entry = &mut coords[k * n..(k + 1) * n];
+            entry.copy_from_slice(row);
+            entry[inner] = W::usize_as(first + j0 + b);
             values[k] = chunk[b];
             k += 1;
         }

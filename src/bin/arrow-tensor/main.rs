@@ -35,7 +35,8 @@
 //!   document says). Dense tensors with aliasing strides are written expanded to row-major
 //!   order, up to the default to-dense limit of 2^28 elements. On failure the partial
 //!   output file is removed. `--to dense|coo|csr|csc|csf` converts every message to that
-//!   layout (`--index-type T`, `--axis-order 2,0,1` for CSF). A progress bar (input bytes
+//!   layout (`--index-type T`, `--axis-order 2,0,1` for CSF; `--threads N`, default one per
+//!   core). A progress bar (input bytes
 //!   read, messages written, current step) goes to standard error for inputs of 64 MiB or
 //!   more when it is a terminal; `--progress` forces it, `--no-progress` turns it off.
 //!
@@ -145,6 +146,9 @@ enum Command {
         /// CSF axis order of converted messages, e.g. `2,0,1` (default: identity).
         #[arg(long, value_name = "ORDER", value_delimiter = ',', requires = "to")]
         axis_order: Option<Vec<usize>>,
+        /// Threads a large conversion may use (0, the default: one per core, at most 8).
+        #[arg(long, value_name = "N", default_value_t = 0, requires = "to")]
+        threads: usize,
         /// Show a progress bar on standard error (default: for inputs of 64 MiB or more
         /// when standard error is a terminal).
         #[arg(long, conflicts_with = "no_progress")]
@@ -220,6 +224,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
             to,
             index_type,
             axis_order,
+            threads,
             progress,
             no_progress,
             input,
@@ -240,7 +245,8 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
             let layout = match to {
                 None => None,
                 Some(to) => {
-                    let mut convert_options = arrow_tensor_ipc::ConvertOptions::default();
+                    let mut convert_options =
+                        arrow_tensor_ipc::ConvertOptions::default().with_threads(threads);
                     if let Some(name) = index_type {
                         match arrow_tensor_ipc::IndexType::from_name(&name) {
                             Some(t) => convert_options = convert_options.with_index_type(t),
