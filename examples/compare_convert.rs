@@ -10,8 +10,8 @@
 //! alternate between the sides; each times `--reps` runs (default 5, after a warm-up) of
 //! ours with the default options (narrowest index type, one thread, as Arrow's converters
 //! run), with int64 indices (Arrow's default) and, for dense to sparse, with scans on every
-//! core (`threads: 0`; to dense, `to_dense_with` on every core: CSR, CSC and CSF split
-//! their output rows), then Arrow's converters through the interop helper (`arrow_interop
+//! core (`threads: 0`; to dense, `to_dense_with` on every core: canonical COO, CSR, CSC
+//! and identity-order CSF split their output), then Arrow's converters through the interop helper (`arrow_interop
 //! time-convert`, built by `tests/interop/build.sh` against the pyarrow of `.venv` when
 //! missing). `ours_s` and `arrow_s` are medians over all runs (Arrow: the median of its
 //! per-round medians), `ratio = arrow_s / ours_s`; `ratio_min` compares the fastest runs,
@@ -269,15 +269,13 @@ fn main() {
                 &arrow_dense,
                 arrow_min.1,
                 1.5,
-                if kind != "coo" {
+                {
                     let par = to_dense_par.median();
                     format!(
                         ",\"model_to_dense_s\":{:.6},\"ours_all_cores_s\":{par:.6},\"ratio_all_cores\":{:.2}",
                         model.median(),
                         arrow_dense.median() / par
                     )
-                } else {
-                    format!(",\"model_to_dense_s\":{:.6}", model.median())
                 },
             );
         }

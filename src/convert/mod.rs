@@ -69,9 +69,9 @@
 //!
 //! No allocation per element; memory stays within a small multiple of input plus output.
 //! Large dense inputs can be scanned by several threads ([`ConvertOptions::threads`]), and
-//! [`to_dense_with`] splits a large CSR, CSC or identity-order CSF expansion by rows
-//! between threads. The default is
-//! one thread (the caller's), as Arrow C++'s converters run.
+//! [`to_dense_with`] splits a large canonical COO, CSR, CSC or identity-order CSF expansion
+//! between threads, each zeroing and filling its own part of the output. The default is one
+//! thread (the caller's), as Arrow C++'s converters run; the CLI uses one per core.
 //!
 //! # Where Arrow C++ 26 goes wrong
 //! - Dense to COO from a column-major tensor that is not square yields out-of-range
@@ -153,8 +153,9 @@ pub fn to_dense_limited(tensor: &SparseTensor, max_elements: usize) -> Result<Te
 }
 
 /// Like [`to_dense_limited`], with [`ConvertOptions::threads`] threads for large outputs
-/// (CSR, CSC and identity-order CSF split their output rows between them; COO and other
-/// CSF orders use one thread). The result does not depend on the thread count.
+/// (canonical COO, CSR, CSC and identity-order CSF split their output between them, each
+/// thread zeroing and filling its own part; non-canonical COO and other CSF orders use one
+/// thread). The result does not depend on the thread count.
 pub fn to_dense_with(
     tensor: &SparseTensor,
     max_elements: usize,

@@ -74,7 +74,8 @@ pub struct ConvertOptions {
     /// [`crate::convert`]. Dense inputs never store zeros, whatever this says.
     pub drop_zeros: bool,
     /// Threads a dense input of at least 2^20 elements is scanned with (and a CSR, CSC or
-    /// identity-order CSF input expanded with by [`crate::convert::to_dense_with`]): 1 (the default)
+    /// identity-order CSF input, or canonical COO, expanded with by
+    /// [`crate::convert::to_dense_with`]): 1 (the default)
     /// for the calling thread only, 0 for as many as
     /// [`std::thread::available_parallelism`] reports (at most 8), `n` for up to `n`. The
     /// result does not depend on it. (On a machine whose cores are busy with other work,
