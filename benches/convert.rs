@@ -3,9 +3,9 @@
 //! each with 1,000,000 non-zeros at pseudo-random positions (the input of
 //! `examples/compare_convert.rs` and `arrow_interop time-convert`).
 //!
-//! `cargo bench --bench convert` (about two minutes: 10 samples each). Dense to sparse runs
-//! with the default options (one thread) and with scans on every core (`threads: 0`);
-//! sparse to dense with `convert::to_dense` and, for reference, the model's
+//! `cargo bench --bench convert` (about three minutes: 10 samples each). Every conversion
+//! runs on one thread (`threads: 1`, as Arrow's converters) and with the default options
+//! (every core); sparse to dense also, for reference, with the model's
 //! `SparseTensor::to_dense`.
 //!
 //! The global allocator is mimalloc, the allocator of Arrow C++'s default memory pool in
@@ -67,8 +67,8 @@ fn conversions(c: &mut Criterion) {
             &[("coo", SparseFormat::Coo), ("csf", SparseFormat::Csf)],
         ),
     ];
-    let defaults = ConvertOptions::default();
-    let all_cores = ConvertOptions::default().with_threads(0);
+    let one = ConvertOptions::default().with_threads(1);
+    let all_cores = ConvertOptions::default();
     for (shape, name, kinds) in cases {
         let dense = make_input(shape, 1_000_000);
         let mut group = c.benchmark_group(format!("convert_{name}_nnz1M"));
@@ -78,14 +78,19 @@ fn conversions(c: &mut Criterion) {
             .measurement_time(Duration::from_secs(2));
         for &(kind, format) in kinds {
             group.bench_function(format!("dense_to_{kind}"), |b| {
-                b.iter(|| convert::from_dense(black_box(&dense), format, &defaults).unwrap())
+                b.iter(|| convert::from_dense(black_box(&dense), format, &one).unwrap())
             });
             group.bench_function(format!("dense_to_{kind}_all_cores"), |b| {
                 b.iter(|| convert::from_dense(black_box(&dense), format, &all_cores).unwrap())
             });
-            let sparse = convert::from_dense(&dense, format, &defaults).unwrap();
+            let sparse = convert::from_dense(&dense, format, &one).unwrap();
             group.bench_function(format!("{kind}_to_dense"), |b| {
-                b.iter(|| convert::to_dense(black_box(&sparse)).unwrap())
+                b.iter(|| convert::to_dense_with(black_box(&sparse), usize::MAX, &one).unwrap())
+            });
+            group.bench_function(format!("{kind}_to_dense_all_cores"), |b| {
+                b.iter(|| {
+                    convert::to_dense_with(black_box(&sparse), usize::MAX, &all_cores).unwrap()
+                })
             });
             group.bench_function(format!("{kind}_to_dense_model"), |b| {
                 b.iter(|| black_box(&sparse).to_dense().unwrap())

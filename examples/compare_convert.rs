@@ -8,10 +8,10 @@
 //! tensor (COO, CSF), each with 1,000,000 non-zeros at the same pseudo-random positions
 //! on both sides, it prints one JSON line per conversion. `--rounds` rounds (default 3)
 //! alternate between the sides; each times `--reps` runs (default 5, after a warm-up) of
-//! ours with the default options (narrowest index type, one thread, as Arrow's converters
-//! run), with int64 indices (Arrow's default) and, for dense to sparse, with scans on every
-//! core (`threads: 0`; to dense, `to_dense_with` on every core: canonical COO, CSR, CSC
-//! and identity-order CSF split their output), then Arrow's converters through the interop helper (`arrow_interop
+//! ours on one thread (`threads: 1`, as Arrow's converters run; narrowest index type), with
+//! int64 indices (Arrow's default) and with the default options (every core: dense scans
+//! split their input, and canonical COO, CSR, CSC and identity-order CSF expansions their
+//! output), then Arrow's converters through the interop helper (`arrow_interop
 //! time-convert`, built by `tests/interop/build.sh` against the pyarrow of `.venv` when
 //! missing). `ours_s` and `arrow_s` are medians over all runs (Arrow: the median of its
 //! per-round medians), `ratio = arrow_s / ours_s`; `ratio_min` compares the fastest runs,
@@ -181,9 +181,9 @@ fn main() {
         (&[4096, 4096], "4096x4096", &["coo", "csr", "csc", "csf"]),
         (&[200, 200, 200], "200x200x200", &["coo", "csf"]),
     ];
-    let defaults = ConvertOptions::default();
-    let int64 = ConvertOptions::default().with_index_type(IndexType::Int64);
-    let all_cores = ConvertOptions::default().with_threads(0);
+    let defaults = ConvertOptions::default().with_threads(1);
+    let int64 = defaults.clone().with_index_type(IndexType::Int64);
+    let all_cores = ConvertOptions::default();
     for (shape, shape_name, kinds) in cases {
         let dense = make_input(shape, nnz);
         for &kind in kinds {
@@ -214,8 +214,12 @@ fn main() {
                 Samples::time(&mut to_sparse_par, reps, || {
                     convert::from_dense(&dense, format, &all_cores)
                 });
-                Samples::time(&mut to_dense, reps, || convert::to_dense(&sparse));
-                Samples::time(&mut to_dense64, reps, || convert::to_dense(&sparse64));
+                Samples::time(&mut to_dense, reps, || {
+                    convert::to_dense_with(&sparse, usize::MAX, &defaults)
+                });
+                Samples::time(&mut to_dense64, reps, || {
+                    convert::to_dense_with(&sparse64, usize::MAX, &int64)
+                });
                 Samples::time(&mut model, reps, || sparse.to_dense());
                 Samples::time(&mut to_dense_par, reps, || {
                     convert::to_dense_with(&sparse, usize::MAX, &all_cores)

@@ -70,8 +70,9 @@
 //! No allocation per element; memory stays within a small multiple of input plus output.
 //! Large dense inputs can be scanned by several threads ([`ConvertOptions::threads`]), and
 //! [`to_dense_with`] splits a large canonical COO, CSR, CSC or identity-order CSF expansion
-//! between threads, each zeroing and filling its own part of the output. The default is one
-//! thread (the caller's), as Arrow C++'s converters run; the CLI uses one per core.
+//! between threads, each zeroing and filling its own part of the output. By default both use
+//! one thread per core (at most 8) for tensors of 2^20 elements or more; `threads: 1` keeps
+//! the work on the calling thread, as Arrow C++'s converters run.
 //!
 //! # Where Arrow C++ 26 goes wrong
 //! - Dense to COO from a column-major tensor that is not square yields out-of-range
@@ -142,14 +143,17 @@ pub fn convert(
 /// Expands a sparse tensor to a dense row-major tensor (duplicates summed), like
 /// [`SparseTensor::to_dense`] but faster: offsets computed in blocks by loops generic over
 /// the index types, values written by loops generic over the value type.
+///
+/// Large outputs are filled on every core, as [`ConvertOptions::threads`] says by default;
+/// [`to_dense_with`] chooses.
 pub fn to_dense(tensor: &SparseTensor) -> Result<Tensor> {
-    to_dense::to_dense_limited(tensor, usize::MAX, 1)
+    to_dense_with(tensor, usize::MAX, &ConvertOptions::default())
 }
 
 /// Like [`to_dense`], failing with [`crate::ErrorKind::LimitExceeded`] when the tensor has
 /// more than `max_elements` elements (use this on untrusted input).
 pub fn to_dense_limited(tensor: &SparseTensor, max_elements: usize) -> Result<Tensor> {
-    to_dense::to_dense_limited(tensor, max_elements, 1)
+    to_dense_with(tensor, max_elements, &ConvertOptions::default())
 }
 
 /// Like [`to_dense_limited`], with [`ConvertOptions::threads`] threads for large outputs

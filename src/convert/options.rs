@@ -73,13 +73,13 @@ pub struct ConvertOptions {
     /// duplicates are summed) are left out, by the same rule dense inputs follow: see
     /// [`crate::convert`]. Dense inputs never store zeros, whatever this says.
     pub drop_zeros: bool,
-    /// Threads a dense input of at least 2^20 elements is scanned with (and a CSR, CSC or
-    /// identity-order CSF input, or canonical COO, expanded with by
-    /// [`crate::convert::to_dense_with`]): 1 (the default)
-    /// for the calling thread only, 0 for as many as
-    /// [`std::thread::available_parallelism`] reports (at most 8), `n` for up to `n`. The
-    /// result does not depend on it. (On a machine whose cores are busy with other work,
-    /// more threads do not make the scan faster.)
+    /// Threads a dense input of at least 2^20 elements is scanned with, and a dense output
+    /// of at least 2^20 elements filled with (from canonical COO, CSR, CSC and
+    /// identity-order CSF): 0 (the default) for as many as
+    /// [`std::thread::available_parallelism`] reports (at most 8), 1 for the calling thread
+    /// only, `n` for up to `n`. The result does not depend on it. Smaller tensors always
+    /// stay on the calling thread. Set 1 where the caller already keeps every core busy
+    /// (more threads then do not make a conversion faster).
     pub threads: usize,
 }
 
@@ -89,7 +89,7 @@ impl Default for ConvertOptions {
             index_type: None,
             axis_order: CsfAxisOrder::Identity,
             drop_zeros: false,
-            threads: 1,
+            threads: 0,
         }
     }
 }
