@@ -16,7 +16,7 @@
 //!   its [`SparseIndex`] ([`CooIndex`], [`CsxIndex`], [`CsfIndex`]) and [`IndexArray`];
 //! - validation ([`Validation`]): structure always, index contents in strict mode;
 //! - the sans-IO [`codec`]: [`decode_message`] / [`MessageIter`] (bytes in, model out,
-//!   zero-copy) and [`encode`] (model in, [`EncodedMessage`] out);
+//!   zero-copy) and [`encode`](fn@encode) (model in, [`EncodedMessage`] out);
 //! - IO adapters: [`MessageReader`] over `std::io::Read`, [`MessageWriter`] over
 //!   `std::io::Write`, and `read_mmap` with the `mmap` feature;
 //! - the `arrow-tensor` command-line tool (feature `cli`).

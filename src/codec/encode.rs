@@ -139,7 +139,7 @@ impl EncodedMessage {
     /// Unlike [`EncodedMessage::to_vec`], this chooses where the message starts in its
     /// allocation (up to 4 KiB of it stay unused): the largest body buffer lands at the same
     /// address modulo 4 KiB as its source, so the large copy runs at full memcpy speed
-    /// whatever the source's alignment (see [`append`] for the case it avoids).
+    /// whatever the source's alignment (see `append` for the case it avoids).
     pub fn to_bytes(&self) -> bytes::Bytes {
         // The largest large buffer of the body, and its offset in the message.
         let mut at = self.header.len();
