@@ -310,6 +310,22 @@ pub enum ErrorKind {
     /// An argument given to a constructor is invalid.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+
+    /// Memory for an output could not be allocated.
+    #[error("cannot allocate {bytes} bytes for {what}")]
+    AllocationFailed {
+        /// What the memory was for.
+        what: &'static str,
+        /// Bytes requested.
+        bytes: u64,
+    },
+
+    /// A worker thread stopped before finishing its share of a parallel job.
+    #[error("a worker thread of {job} did not finish its share")]
+    WorkerFailed {
+        /// The job.
+        job: &'static str,
+    },
 }
 
 /// The error type: an [`ErrorKind`] plus, when known, the byte offset of the message.
