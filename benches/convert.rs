@@ -11,7 +11,7 @@
 //! The global allocator is mimalloc, the allocator of Arrow C++'s default memory pool in
 //! the pyarrow wheels, so that these numbers compare with Arrow's.
 
-use arrow_tensor_ipc::convert::{self, ConvertOptions};
+use arrow_tensor_ipc::{convert, ConvertOptions};
 use arrow_tensor_ipc::{SparseFormat, Tensor};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;

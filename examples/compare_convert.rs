@@ -21,7 +21,7 @@
 //! in the pyarrow wheels), so that freed pages are reused alike: with the system
 //! allocator, page faults on fresh memory dominate every conversion on both sides.
 
-use arrow_tensor_ipc::convert::{self, ConvertOptions};
+use arrow_tensor_ipc::{convert, ConvertOptions};
 use arrow_tensor_ipc::{IndexType, SparseFormat, SparseTensor, Tensor};
 use std::path::{Path, PathBuf};
 use std::process::Command;

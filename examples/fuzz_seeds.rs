@@ -7,8 +7,8 @@
 //! ```
 
 use arrow_buffer::Buffer;
-use arrow_tensor_ipc::gen::legacy_015 as legacy;
-use arrow_tensor_ipc::gen::org::apache::arrow::flatbuf as fb;
+use arrow_tensor_ipc::__private::flatbuf as fb;
+use arrow_tensor_ipc::__private::legacy_015 as legacy;
 use arrow_tensor_ipc::{
     encode, CompressedAxis, CooIndex, CooOrder, CsfIndex, CsxIndex, IndexArray, IndexType, Message,
     SparseIndex, SparseTensor, Tensor, ValueType, WriteOptions,
@@ -195,10 +195,7 @@ fn main() {
     for (k, vt) in ValueType::ALL.into_iter().enumerate() {
         // Every index type appears with some value type; uint64 needs a non-Arrow message.
         let it = IndexType::ALL[k % IndexType::ALL.len()];
-        let opts = WriteOptions {
-            arrow_compatible: it.arrow_readable(),
-            ..options
-        };
+        let opts = options.with_arrow_compatible(it.arrow_readable());
         for (j, m) in samples(vt, it).into_iter().enumerate() {
             let bytes = encode(&m, &opts).unwrap().to_vec();
             write(

@@ -19,13 +19,12 @@ use arrow_tensor_ipc::{
 const DENSE_CAP: usize = 1 << 16;
 
 fn small_limits() -> Limits {
-    Limits {
-        max_metadata_len: 1 << 16,
-        max_body_len: 1 << 20,
-        max_rank: 8,
-        max_nnz: 1 << 16,
-        max_dense_elements: DENSE_CAP,
-    }
+    Limits::default()
+        .with_max_metadata_len(1 << 16)
+        .with_max_body_len(1 << 20)
+        .with_max_rank(8)
+        .with_max_nnz(1 << 16)
+        .with_max_dense_elements(DENSE_CAP)
 }
 
 /// Decodes one message from arbitrary bytes, strictly and permissively, and exercises
@@ -33,11 +32,9 @@ fn small_limits() -> Limits {
 pub fn decode_one(data: &[u8]) {
     let bytes = bytes::Bytes::copy_from_slice(data);
     for validation in [Validation::Strict, Validation::Permissive] {
-        let options = ReadOptions {
-            validation,
-            limits: small_limits(),
-            ..ReadOptions::default()
-        };
+        let options = ReadOptions::default()
+            .with_validation(validation)
+            .with_limits(small_limits());
         if let Ok(Some(decoded)) = decode_message(&bytes, &options) {
             assert!(decoded.total_length() <= data.len() as u64);
             exercise(&decoded.message, validation, data);
@@ -48,11 +45,9 @@ pub fn decode_one(data: &[u8]) {
 /// Reads a stream of messages through `MessageReader` with small limits.
 pub fn read_stream(data: &[u8]) {
     for validation in [Validation::Strict, Validation::Permissive] {
-        let options = ReadOptions {
-            validation,
-            limits: small_limits(),
-            ..ReadOptions::default()
-        };
+        let options = ReadOptions::default()
+            .with_validation(validation)
+            .with_limits(small_limits());
         let mut reader = MessageReader::new(data, options);
         let mut count = 0;
         for item in reader.by_ref() {
@@ -114,10 +109,7 @@ fn exercise(message: &Message, validation: Validation, seed: &[u8]) {
             if strict && t.total_elements().is_some_and(|n| n <= DENSE_CAP as u64) {
                 dense.expect("expand a validated tensor");
             }
-            let options = WriteOptions {
-                arrow_compatible: false,
-                ..WriteOptions::default()
-            };
+            let options = WriteOptions::default().with_arrow_compatible(false);
             let again = encode(message, &options).expect("re-encode a sparse tensor");
             let read = if strict {
                 ReadOptions::strict()
@@ -366,14 +358,13 @@ pub fn roundtrip(data: &[u8]) {
         return;
     };
     let Some(message) = build(&spec) else { return };
-    let options = WriteOptions {
-        arrow_compatible: false,
-        csf_lengths: if data.first().is_some_and(|b| b & 1 == 1) {
+    let options = WriteOptions::default()
+        .with_arrow_compatible(false)
+        .with_csf_lengths(if data.first().is_some_and(|b| b & 1 == 1) {
             arrow_tensor_ipc::CsfLengths::Bytes
         } else {
             arrow_tensor_ipc::CsfLengths::Elements
-        },
-    };
+        });
     let encoded = encode(&message, &options).expect("encode a valid tensor");
     assert_eq!(encoded.len() % 64, 0);
     let decoded = decode_message(&encoded.to_bytes(), &ReadOptions::strict())

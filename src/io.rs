@@ -9,9 +9,10 @@
     clippy::panic
 )]
 
-use crate::codec::decode::{assemble, decode_metadata, DecodedMessage, ReadOptions};
-use crate::codec::encode::{encode, WriteOptions};
+use crate::codec::decode::{assemble, decode_metadata, DecodedMessage};
+use crate::codec::encode::encode;
 use crate::codec::framing::{parse_prefix, Prefix, EOS};
+use crate::codec::options::{ReadOptions, WriteOptions};
 use crate::codec::Message;
 use crate::error::{Error, ErrorKind, Result};
 use arrow_buffer::{Buffer, MutableBuffer};

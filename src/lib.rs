@@ -11,12 +11,12 @@
 //!
 //! # Layers
 //! Data flows one way through small modules:
-//! - [`gen`]: the flatbuffer schemas of `format/*.fbs`, compiled by flatc at build time;
+//! - the flatbuffer schemas of `format/*.fbs`, compiled by flatc at build time (private);
 //! - the model: [`ValueType`], [`IndexType`], [`Scalar`], [`Tensor`], [`SparseTensor`] with
 //!   its [`SparseIndex`] ([`CooIndex`], [`CsxIndex`], [`CsfIndex`]) and [`IndexArray`];
 //! - validation ([`Validation`]): structure always, index contents in strict mode;
-//! - the sans-IO [`codec`]: [`decode_message`] / [`MessageIter`] (bytes in, model out,
-//!   zero-copy) and [`encode`](fn@encode) (model in, [`EncodedMessage`] out);
+//! - the sans-IO codec: [`decode_message`] / [`MessageIter`] (bytes in, model out,
+//!   zero-copy) and [`encode`] (model in, [`EncodedMessage`] out);
 //! - IO adapters: [`MessageReader`] over `std::io::Read`, [`MessageWriter`] over
 //!   `std::io::Write`, and `read_mmap` with the `mmap` feature;
 //! - the `arrow-tensor` command-line tool (feature `cli`).
@@ -55,25 +55,26 @@
 
 #![warn(missing_docs)]
 
-pub mod codec;
-pub mod convert;
-pub mod gen;
-pub mod sparse;
-
 mod array;
+mod codec;
+pub mod convert;
 mod error;
+mod gen;
 mod io;
+mod sparse;
 mod tensor;
 mod types;
 mod validate;
 
 pub use array::{IndexArray, Misaligned};
 pub use codec::{
-    decode_message, encode, CsfLengths, DecodedMessage, EncodedMessage, Framing, Limits, Message,
-    MessageIter, MetadataVersion, ReadOptions, WriteOptions,
+    decode_message, encode, BodyPart, CsfLengths, DecodedMessage, EncodedMessage, Framing, Limits,
+    Message, MessageIter, MetadataVersion, ReadOptions, WriteOptions,
 };
-pub use convert::{ConvertOptions, CsfAxisOrder};
+pub use convert::options::{ConvertOptions, CsfAxisOrder};
 pub use error::{BufferId, Error, ErrorKind, Result};
+/// The half-precision float type of [`ValueType::Float16`] values (from the `half` crate).
+pub use half::f16;
 #[cfg(feature = "mmap")]
 pub use io::read_mmap;
 pub use io::{MessageReader, MessageWriter};
@@ -85,10 +86,12 @@ pub use tensor::{column_major_strides, element_count, row_major_strides, Tensor}
 pub use types::{IndexType, NativeIndex, NativeValue, Scalar, ValueType};
 pub use validate::Validation;
 
-/// Re-exports used by the exported macros; not part of the public API.
+/// Items for this crate's own tests, fuzz targets and examples (the generated flatbuffer
+/// code, to craft messages byte by byte). Not part of the public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use half::f16;
+    pub use crate::gen::legacy_015;
+    pub use crate::gen::org::apache::arrow::flatbuf;
 }
 
 /// The README's examples, compiled and run as doctests.

@@ -46,6 +46,21 @@ pub fn row_major_strides(shape: &[usize], width: usize) -> Vec<usize> {
     strides
 }
 
+/// Row-major byte strides of a shape, `None` when one of them (a product of the element
+/// width and the sizes of the dimensions after it) exceeds `i64::MAX`, the largest stride a
+/// message can hold. Checked whether or not the shape has elements.
+pub(crate) fn checked_row_major_strides(shape: &[usize], width: usize) -> Option<Vec<usize>> {
+    let max = i64::MAX as usize;
+    let mut strides = vec![0; shape.len()];
+    let mut step = Some(width).filter(|&w| w <= max);
+    for (s, &d) in strides.iter_mut().zip(shape).rev() {
+        let here = step?;
+        *s = here;
+        step = here.checked_mul(d).filter(|&v| v <= max);
+    }
+    Some(strides)
+}
+
 /// Column-major (Fortran order) byte strides of a shape.
 pub fn column_major_strides(shape: &[usize], width: usize) -> Vec<usize> {
     let mut strides = vec![0; shape.len()];
@@ -132,6 +147,12 @@ impl Tensor {
                 expected: shape.len() as u64,
                 found: strides.len() as u64,
             });
+        }
+        // A message holds strides as int64: larger ones could not be written.
+        if let Some(i) = strides.iter().position(|&s| s > i64::MAX as usize) {
+            return fail(ErrorKind::Overflow(format!(
+                "stride of dimension {i} of shape {shape:?} (over the int64 range)"
+            )));
         }
         let len = element_count(&shape)
             .ok_or_else(|| ErrorKind::Overflow(format!("element count of shape {shape:?}")))?;

@@ -500,7 +500,7 @@ macro_rules! dispatch_value {
                 $body
             }
             __V::Float16 => {
-                type $T = ::half::f16;
+                type $T = $crate::f16;
                 $body
             }
             __V::Float32 => {

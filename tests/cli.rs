@@ -64,10 +64,7 @@ fn write_file(tag: &str, messages: &[Message]) -> TempFile {
 }
 
 fn non_arrow() -> WriteOptions {
-    WriteOptions {
-        arrow_compatible: false,
-        ..WriteOptions::default()
-    }
+    WriteOptions::default().with_arrow_compatible(false)
 }
 
 fn run(args: &[&str], files: &[&Path]) -> Output {
@@ -782,10 +779,7 @@ fn convert_round_trip() {
     assert_same_content(&a, &bytes_out.bytes(), ReadOptions::strict());
     let want = stream(
         &samples(),
-        WriteOptions {
-            csf_lengths: CsfLengths::Bytes,
-            ..WriteOptions::default()
-        },
+        WriteOptions::default().with_csf_lengths(CsfLengths::Bytes),
     );
     assert_eq!(bytes_out.bytes(), want);
 

@@ -2,11 +2,11 @@
 //! value type, and the cases Arrow C++ gets wrong.
 
 use arrow_buffer::Buffer;
-use arrow_tensor_ipc::convert::{self, ConvertOptions, CsfAxisOrder};
 use arrow_tensor_ipc::{
     column_major_strides, row_major_strides, CooIndex, ErrorKind, IndexArray, IndexType, Scalar,
     SparseFormat, SparseIndex, SparseTensor, Tensor, ValueType,
 };
+use arrow_tensor_ipc::{convert, ConvertOptions, CsfAxisOrder};
 use half::f16;
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -330,10 +330,10 @@ fn axis_order(ndim: usize) -> impl Strategy<Value = CsfAxisOrder> {
 }
 
 fn options(ndim: usize) -> impl Strategy<Value = ConvertOptions> {
-    (index_option(), axis_order(ndim)).prop_map(|(index_type, axis_order)| ConvertOptions {
-        index_type,
-        axis_order,
-        ..ConvertOptions::default()
+    (index_option(), axis_order(ndim)).prop_map(|(index_type, axis_order)| {
+        let mut o = ConvertOptions::default().with_axis_order(axis_order);
+        o.index_type = index_type;
+        o
     })
 }
 

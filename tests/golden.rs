@@ -3,7 +3,7 @@
 //! `iter` and `to_dense` against the values the documents give.
 
 use arrow_buffer::Buffer;
-use arrow_tensor_ipc::gen::org::apache::arrow::flatbuf as fb;
+use arrow_tensor_ipc::__private::flatbuf as fb;
 use arrow_tensor_ipc::{
     decode_message, encode, BufferId, CooIndex, CooOrder, ErrorKind, IndexArray, ReadOptions,
     Scalar, SparseFormat, SparseIndex, SparseTensor, Tensor, ValueType, WriteOptions,
@@ -443,10 +443,7 @@ fn csf_4d_example_tree() {
 #[test]
 fn csf_4d_example_byte_lengths_option() {
     // Written with byte lengths (what the format document says), read back the same.
-    let options = WriteOptions {
-        csf_lengths: arrow_tensor_ipc::CsfLengths::Bytes,
-        ..WriteOptions::default()
-    };
+    let options = WriteOptions::default().with_csf_lengths(arrow_tensor_ipc::CsfLengths::Bytes);
     let back = roundtrip_with(&csf_4d_example(), &options);
     let nonzeros: Vec<_> = CSF_ENTRIES.iter().map(|(c, v)| (c.to_vec(), *v)).collect();
     check_contents(&back, &nonzeros);
@@ -491,10 +488,7 @@ fn seed_coo_4x4_example_uint64_indices() {
     let t = SparseTensor::coo(&[4, 4], vec![0u64, 1, 2, 0, 3, 3], vec![1.5f32, -0.5, 2.0]).unwrap();
     let e = encode(&t.clone().into(), &WriteOptions::default()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::NotArrowCompatible(_)), "{e}");
-    let options = WriteOptions {
-        arrow_compatible: false,
-        ..WriteOptions::default()
-    };
+    let options = WriteOptions::default().with_arrow_compatible(false);
     let back = roundtrip_with(&t, &options);
     check_contents(&back, &seed_coo_nonzeros());
     let SparseIndex::Coo(c) = back.index() else {

@@ -16,7 +16,7 @@
 //! `ARROW_TENSOR_PYTHON`. Missing prerequisites fail the suite; they never skip it.
 
 use arrow_buffer::Buffer;
-use arrow_tensor_ipc::gen::org::apache::arrow::flatbuf as fb;
+use arrow_tensor_ipc::__private::flatbuf as fb;
 use arrow_tensor_ipc::{
     CompressedAxis, CooIndex, CooOrder, CsfIndex, CsxIndex, DecodedMessage, IndexArray, IndexType,
     Message, MessageIter, MessageWriter, ReadOptions, SparseIndex, SparseTensor, Tensor, ValueType,

@@ -104,10 +104,7 @@ fn peak_rss() -> u64 {
 const MIB: u64 = 1 << 20;
 
 fn with_limits(limits: Limits) -> ReadOptions {
-    ReadOptions {
-        limits,
-        ..ReadOptions::default()
-    }
+    ReadOptions::default().with_limits(limits)
 }
 
 #[test]
@@ -136,10 +133,7 @@ fn metadata_length_limit() {
     let limit = meta - 8;
     for (api, e) in all_errors(
         &bytes,
-        with_limits(Limits {
-            max_metadata_len: limit,
-            ..Limits::default()
-        }),
+        with_limits(Limits::default().with_max_metadata_len(limit)),
     ) {
         assert!(
             matches!(e, ErrorKind::LimitExceeded { what: "metadata length", value, limit: l }
@@ -147,10 +141,7 @@ fn metadata_length_limit() {
             "{api}: {e}"
         );
     }
-    let exact = with_limits(Limits {
-        max_metadata_len: meta,
-        ..Limits::default()
-    });
+    let exact = with_limits(Limits::default().with_max_metadata_len(meta));
     dec(&bytes, exact).unwrap();
     read(&bytes, exact).unwrap();
 }
@@ -159,13 +150,7 @@ fn metadata_length_limit() {
 fn body_length_limit() {
     let (d, body) = crafted_dense();
     let bytes = dense_msg(&d, &body);
-    for (api, e) in all_errors(
-        &bytes,
-        with_limits(Limits {
-            max_body_len: 23,
-            ..Limits::default()
-        }),
-    ) {
+    for (api, e) in all_errors(&bytes, with_limits(Limits::default().with_max_body_len(23))) {
         assert!(
             matches!(
                 e,
@@ -178,20 +163,14 @@ fn body_length_limit() {
             "{api}: {e}"
         );
     }
-    let exact = with_limits(Limits {
-        max_body_len: 24,
-        ..Limits::default()
-    });
+    let exact = with_limits(Limits::default().with_max_body_len(24));
     dec(&bytes, exact).unwrap();
     read(&bytes, exact).unwrap();
 }
 
 #[test]
 fn rank_limit() {
-    let rank3 = with_limits(Limits {
-        max_rank: 2,
-        ..Limits::default()
-    });
+    let rank3 = with_limits(Limits::default().with_max_rank(2));
     let (mut d, body) = crafted_dense();
     d.shape = vec![1, 2, 3];
     d.strides = None;
@@ -261,14 +240,8 @@ fn rank_limit() {
 
 #[test]
 fn nnz_limit() {
-    let three = with_limits(Limits {
-        max_nnz: 2,
-        ..Limits::default()
-    });
-    let four = with_limits(Limits {
-        max_nnz: 3,
-        ..Limits::default()
-    });
+    let three = with_limits(Limits::default().with_max_nnz(2));
+    let four = with_limits(Limits::default().with_max_nnz(3));
     for (s, body) in [crafted_coo(), crafted_csr(), crafted_csf()] {
         let bytes = sparse_msg(&s, &body);
         let (opts, limit) = if s.nnz == 3 { (three, 2) } else { (four, 3) };
@@ -279,10 +252,7 @@ fn nnz_limit() {
                 "{api}: {e}"
             );
         }
-        let exact = with_limits(Limits {
-            max_nnz: s.nnz as u64,
-            ..Limits::default()
-        });
+        let exact = with_limits(Limits::default().with_max_nnz(s.nnz as u64));
         dec(&bytes, exact).unwrap();
     }
     // The default: u32::MAX.
@@ -359,10 +329,7 @@ fn to_dense_element_limit() {
             "{api}: {e}"
         );
     }
-    let lifted = with_limits(Limits {
-        max_dense_elements: usize::MAX,
-        ..Limits::default()
-    });
+    let lifted = with_limits(Limits::default().with_max_dense_elements(usize::MAX));
     let d = dec(&bytes, lifted).unwrap();
     let t = d.message.as_tensor().unwrap();
     assert_eq!(t.len(), 1 << 40);
@@ -408,10 +375,7 @@ fn claimed_sizes_cost_no_memory() {
     // Reset the peak RSS to the current RSS where the kernel allows it (Linux >= 4.0).
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let rss_before = peak_rss();
-    let unlimited = with_limits(Limits {
-        max_body_len: u64::MAX,
-        ..Limits::default()
-    });
+    let unlimited = with_limits(Limits::default().with_max_body_len(u64::MAX));
     // Allocations: `limit` bytes at most for each step.
     let check = |what: &str, limit: u64, f: &dyn Fn()| {
         let base = counting::start();

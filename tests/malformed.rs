@@ -10,7 +10,7 @@
 
 mod common;
 
-use arrow_tensor_ipc::gen::org::apache::arrow::flatbuf as fb;
+use arrow_tensor_ipc::__private::flatbuf as fb;
 use arrow_tensor_ipc::{
     decode_message, encode, BufferId, ErrorKind, Limits, MessageIter, MessageReader, Misaligned,
     ReadOptions, Scalar, SparseTensor, WriteOptions,
@@ -86,13 +86,7 @@ macro_rules! rejects_structure {
 
 /// Default options with the nnz limit lifted, to reach the arithmetic behind it.
 fn unlimited_nnz() -> ReadOptions {
-    ReadOptions {
-        limits: Limits {
-            max_nnz: u64::MAX,
-            ..Limits::default()
-        },
-        ..ReadOptions::default()
-    }
+    ReadOptions::default().with_limits(Limits::default().with_max_nnz(u64::MAX))
 }
 
 fn f32s(v: &[f32]) -> Vec<f32> {
@@ -190,6 +184,7 @@ fn gh_50063_dense_without_strides_shape_needs_more_than_body() {
     );
     // No body at all.
     d.body_len = 0;
+    d.data = (0, 0);
     rejects_structure!(
         dense_msg(&d, &[]),
         ErrorKind::BufferTooShort {
@@ -975,10 +970,7 @@ fn uint64_indices_with_valid_values_decode() {
     // Our writer refuses uint64 unless told that Arrow C++ need not read the result.
     let e = encode(&t.clone().into(), &WriteOptions::default()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::NotArrowCompatible(_)), "{e}");
-    let lenient = WriteOptions {
-        arrow_compatible: false,
-        ..WriteOptions::default()
-    };
+    let lenient = WriteOptions::default().with_arrow_compatible(false);
     let again = encode(&t.clone().into(), &lenient).unwrap().to_vec();
     let d = dec(&again, ReadOptions::strict()).unwrap();
     assert!(d.message.as_sparse().unwrap().content_eq(&expected));
@@ -1147,13 +1139,8 @@ fn oversized_metadata_length() {
         }
     );
     // Without the limit, the input ends first.
-    let opts = ReadOptions {
-        limits: Limits {
-            max_metadata_len: usize::MAX,
-            ..Limits::default()
-        },
-        ..ReadOptions::default()
-    };
+    let opts =
+        ReadOptions::default().with_limits(Limits::default().with_max_metadata_len(usize::MAX));
     rejects_structure!(
         opts: opts,
         b,
@@ -1196,13 +1183,7 @@ fn oversized_body_length() {
         }
     );
     // Without the limit, the input ends first.
-    let opts = ReadOptions {
-        limits: Limits {
-            max_body_len: u64::MAX,
-            ..Limits::default()
-        },
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions::default().with_limits(Limits::default().with_max_body_len(u64::MAX));
     rejects_structure!(
         opts: opts,
         dense_msg(&d, &body),
@@ -1214,13 +1195,7 @@ fn oversized_body_length() {
     );
     // A limit below a real body.
     let (d, body) = crafted_dense();
-    let opts = ReadOptions {
-        limits: Limits {
-            max_body_len: 16,
-            ..Limits::default()
-        },
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions::default().with_limits(Limits::default().with_max_body_len(16));
     rejects_structure!(
         opts: opts,
         dense_msg(&d, &body),
@@ -1551,6 +1526,254 @@ fn value_types_that_are_not_fixed_width_numbers() {
 }
 
 // =======================================================================================
+// Tensor.data
+// =======================================================================================
+
+/// The crafted int32 [2, 3] tensor with its data region and body replaced.
+fn dense_with_data(data: (i64, i64), body: &[u8]) -> Vec<u8> {
+    let (mut d, _) = crafted_dense();
+    d.data = data;
+    d.body_len = body.len() as i64;
+    dense_msg(&d, body)
+}
+
+/// Strict reading rejects the message with the pattern from every reader; permissive
+/// reading takes the values from the start of the body, as Arrow C++ does.
+macro_rules! rejects_data {
+    ($bytes:expr, $pat:pat $(if $guard:expr)? $(,)?) => {{
+        let bytes: Vec<u8> = $bytes;
+        for (api, e) in common::all_errors(&bytes, ReadOptions::strict()) {
+            assert!(
+                matches!(e, $pat $(if $guard)?),
+                "{api}: expected {}, got {e:?} ({e})",
+                stringify!($pat)
+            );
+        }
+        let d = dec(&bytes, ReadOptions::permissive()).expect("permissive falls back to the body");
+        let t = d.message.as_tensor().expect("a dense tensor").clone();
+        assert_eq!(t.to_vec::<i32>().unwrap(), [1, 2, 3, 4, 5, 6]);
+    }};
+}
+
+#[test]
+fn tensor_data_outside_the_body() {
+    let body = craft::ints(&[1, 2, 3, 4, 5, 6], 4);
+    rejects_data!(
+        dense_with_data((24, 24), &body),
+        ErrorKind::BufferOutOfBody {
+            buffer: BufferId::TensorData,
+            offset: 24,
+            length: 24,
+            body_length: 24
+        }
+    );
+    rejects_data!(
+        dense_with_data((i64::MAX, 24), &body),
+        ErrorKind::BufferOutOfBody {
+            buffer: BufferId::TensorData,
+            offset: i64::MAX,
+            ..
+        }
+    );
+}
+
+#[test]
+fn tensor_data_negative_offset() {
+    let body = craft::ints(&[1, 2, 3, 4, 5, 6], 4);
+    rejects_data!(
+        dense_with_data((-8, 24), &body),
+        ErrorKind::Negative { ref what, value: -8 } if what.contains("tensor data")
+    );
+}
+
+#[test]
+fn tensor_data_negative_length() {
+    let body = craft::ints(&[1, 2, 3, 4, 5, 6], 4);
+    rejects_data!(
+        dense_with_data((0, -1), &body),
+        ErrorKind::Negative { ref what, value: -1 } if what.contains("tensor data")
+    );
+}
+
+#[test]
+fn tensor_data_zero_length_for_a_non_empty_tensor() {
+    let body = craft::ints(&[1, 2, 3, 4, 5, 6], 4);
+    rejects_data!(
+        dense_with_data((0, 0), &body),
+        ErrorKind::BufferTooShort {
+            buffer: BufferId::TensorData,
+            needed: 24,
+            length: 0
+        }
+    );
+    // Shorter than shape x strides, though inside the body.
+    rejects_data!(
+        dense_with_data((0, 20), &body),
+        ErrorKind::BufferTooShort {
+            buffer: BufferId::TensorData,
+            needed: 24,
+            length: 20
+        }
+    );
+}
+
+#[test]
+fn tensor_data_length_beyond_the_body() {
+    let body = craft::ints(&[1, 2, 3, 4, 5, 6], 4);
+    rejects_data!(
+        dense_with_data((0, 32), &body),
+        ErrorKind::BufferOutOfBody {
+            buffer: BufferId::TensorData,
+            offset: 0,
+            length: 32,
+            body_length: 24
+        }
+    );
+    rejects_data!(
+        dense_with_data((8, i64::MAX), &body),
+        ErrorKind::BufferOutOfBody {
+            buffer: BufferId::TensorData,
+            length: i64::MAX,
+            ..
+        }
+    );
+}
+
+#[test]
+fn tensor_data_misaligned_offset() {
+    // The six int32 values start at body offset 2.
+    let mut body = vec![0xEE, 0xEE];
+    body.extend(craft::ints(&[1, 2, 3, 4, 5, 6], 4));
+    body.resize(32, 0xEE);
+    let bytes = dense_with_data((2, 24), &body);
+    let strict_no_copy = ReadOptions::strict().with_misaligned(Misaligned::Error);
+    for (api, e) in common::all_errors(&bytes, strict_no_copy) {
+        assert!(
+            matches!(
+                e,
+                ErrorKind::Misaligned {
+                    buffer: BufferId::TensorData,
+                    offset: 2,
+                    align: 4
+                }
+            ),
+            "{api}: {e:?}"
+        );
+    }
+    // Under the copy policy the values are copied to aligned memory, from where the field
+    // points.
+    for options in [ReadOptions::strict(), ReadOptions::permissive()] {
+        let d = dec(&bytes, options).unwrap();
+        let t = d.message.as_tensor().unwrap();
+        assert_eq!(t.to_vec::<i32>().unwrap(), [1, 2, 3, 4, 5, 6]);
+        assert_eq!(t.data().as_ptr() as usize % 4, 0);
+    }
+}
+
+#[test]
+fn tensor_data_offset_is_honoured() {
+    // Eight bytes of something else, then the values, then more: the tensor is the middle.
+    let mut body = craft::ints(&[-7, -7], 4);
+    body.extend(craft::ints(&[1, 2, 3, 4, 5, 6], 4));
+    body.extend(craft::ints(&[-9, -9], 4));
+    let bytes = dense_with_data((8, 24), &body);
+    for options in [ReadOptions::strict(), ReadOptions::permissive()] {
+        for (api, read) in [
+            ("decode_message", common::dec as common::Reader),
+            ("MessageIter", common::iter_first),
+            ("MessageReader", common::read),
+        ] {
+            let d = read(&bytes, options).unwrap();
+            let t = d.message.as_tensor().unwrap();
+            assert_eq!(t.to_vec::<i32>().unwrap(), [1, 2, 3, 4, 5, 6], "{api}");
+            assert_eq!(t.data().len(), 24, "{api}");
+        }
+    }
+    // A data region longer than the tensor needs is accepted (strides decide what is read).
+    let d = dec(&dense_with_data((8, 32), &body), ReadOptions::strict()).unwrap();
+    let t = d.message.as_tensor().unwrap();
+    assert_eq!(t.get(&[1, 2]).unwrap(), Scalar::Int32(6));
+}
+
+#[test]
+fn tensor_data_of_an_empty_tensor_may_be_empty() {
+    let (mut d, _) = crafted_dense();
+    d.shape = vec![0, 3];
+    d.strides = Some(vec![12, 4]);
+    d.data = (0, 0);
+    d.body_len = 0;
+    let t = dec(&dense_msg(&d, &[]), ReadOptions::strict()).unwrap();
+    assert_eq!(t.message.as_tensor().unwrap().len(), 0);
+}
+
+/// A SparseTensor table under a Tensor header: read as a Tensor table, its fields land on
+/// the wrong slots (`strides` on `non_zero_length`, `data` on `sparseIndex_type`).
+#[test]
+fn tensor_header_over_a_sparse_tensor_table() {
+    let (s, body) = crafted_coo();
+    let meta = craft::sparse_with_header(&s, fb::MessageHeader::Tensor);
+    let bytes = craft::frame(&meta, &body, true, 64);
+    for (api, e) in common::all_errors(&bytes, ReadOptions::strict()) {
+        assert!(
+            matches!(
+                e,
+                ErrorKind::InvalidFlatbuffer(_)
+                    | ErrorKind::MissingField(_)
+                    | ErrorKind::BufferOutOfBody { .. }
+                    | ErrorKind::BufferTooShort { .. }
+                    | ErrorKind::CountMismatch { .. }
+            ),
+            "{api}: {e:?}"
+        );
+    }
+}
+
+/// The fuzz finding `reencode-overflowing-strides`: a tensor without elements whose
+/// implicit row-major strides do not fit in an int64 (they used to wrap around, and the
+/// re-encoded message carried a negative stride).
+#[test]
+fn empty_tensor_with_overflowing_row_major_strides() {
+    let (mut d, _) = crafted_dense();
+    d.shape = vec![0, 3, 2_882_303_761_517_117_444];
+    d.strides = None;
+    d.data = (0, 0);
+    d.body_len = 0;
+    rejects_structure!(
+        dense_msg(&d, &[]),
+        ErrorKind::Overflow(ref what) if what.contains("row-major strides")
+    );
+    // The same shape built in memory is refused too.
+    let e = arrow_tensor_ipc::Tensor::from_vec(
+        vec![0, 3, 2_882_303_761_517_117_444],
+        Vec::<i32>::new(),
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
+    // The largest shape whose strides fit still decodes.
+    d.shape = vec![0, 3, (i64::MAX / 12) as i64];
+    let t = dec(&dense_msg(&d, &[]), ReadOptions::strict()).unwrap();
+    let t = t.message.as_tensor().unwrap();
+    assert!(t.strides().iter().all(|&s| s <= i64::MAX as usize));
+    // And re-encodes to a message our reader accepts.
+    let again = common::enc(t.clone());
+    dec(&again, ReadOptions::strict()).unwrap();
+}
+
+/// The fuzz input itself, as found.
+#[test]
+fn fuzz_finding_reencode_overflowing_strides() {
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/corpus/decode_one/finding-reencode-overflowing-strides"
+    ))
+    .unwrap();
+    let e = dec(&bytes, ReadOptions::strict()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
+    let e = dec(&bytes, ReadOptions::permissive()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
+}
+
+// =======================================================================================
 // Buffers
 // =======================================================================================
 
@@ -1735,10 +1958,7 @@ fn overlapping_buffers() {
 
 #[test]
 fn misaligned_buffers_with_misaligned_error() {
-    let error = ReadOptions {
-        misaligned: Misaligned::Error,
-        ..ReadOptions::default()
-    };
+    let error = ReadOptions::default().with_misaligned(Misaligned::Error);
     let misaligned = |bytes: &[u8], id: BufferId, offset: u64, align: usize| {
         rejects_structure!(
             opts: error,

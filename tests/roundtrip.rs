@@ -278,11 +278,8 @@ fn build_csf(c: &Case, vt: ValueType, it: IndexType, order: &[usize]) -> SparseT
 // ---------------------------------------------------------------------------------------
 
 fn options_for(it: IndexType) -> WriteOptions {
-    WriteOptions {
-        // Arrow C++ reads no uint64 index; everything else is written Arrow-compatibly.
-        arrow_compatible: it.arrow_readable(),
-        ..WriteOptions::default()
-    }
+    // Arrow C++ reads no uint64 index; everything else is written Arrow-compatibly.
+    WriteOptions::default().with_arrow_compatible(it.arrow_readable())
 }
 
 /// Encode, decode strictly, compare; returns the encoded bytes.
@@ -435,10 +432,7 @@ proptest! {
                 let t = build_csf(&c, vt, it, &order);
                 check_sparse(&t, &expected, it, &c);
                 // Byte lengths instead of element counts read back the same.
-                let options = WriteOptions {
-                    csf_lengths: arrow_tensor_ipc::CsfLengths::Bytes,
-                    ..options_for(it)
-                };
+                let options = options_for(it).with_csf_lengths(arrow_tensor_ipc::CsfLengths::Bytes);
                 let bytes = encode(&t.clone().into(), &options).unwrap().to_bytes();
                 let d = decode_message(&bytes, &ReadOptions::strict()).unwrap().unwrap();
                 assert!(d.message.as_sparse().unwrap().content_eq(&t));
@@ -513,10 +507,7 @@ proptest! {
             };
             messages.push(m);
         }
-        let options = WriteOptions {
-            arrow_compatible: !lenient,
-            ..WriteOptions::default()
-        };
+        let options = WriteOptions::default().with_arrow_compatible(!lenient);
         check_stream(&messages, &options);
     }
 }

@@ -5,7 +5,7 @@
 //! (never panic).
 
 use arrow_buffer::Buffer;
-use arrow_tensor_ipc::gen::org::apache::arrow::flatbuf as fb;
+use arrow_tensor_ipc::__private::flatbuf as fb;
 use arrow_tensor_ipc::{
     decode_message, encode, BufferId, CompressedAxis, CooIndex, CsfIndex, CsxIndex, DecodedMessage,
     ErrorKind, IndexArray, IndexType, Limits, Message, MessageIter, Misaligned, ReadOptions,
@@ -154,7 +154,7 @@ fn csf_parts(
 
 #[allow(dead_code)]
 mod craft {
-    use arrow_tensor_ipc::gen::org::apache::arrow::flatbuf as fb;
+    use arrow_tensor_ipc::__private::flatbuf as fb;
     use flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
 
     /// A value type as the message states it.
@@ -2151,10 +2151,7 @@ fn misaligned_buffers() {
     // An aligned copy of the message, so that only the buffer offset misaligns.
     let aligned = Buffer::from_slice_ref(&bytes);
     assert_eq!(aligned.as_ptr() as usize % 64, 0);
-    let error_opts = ReadOptions {
-        misaligned: Misaligned::Error,
-        ..ReadOptions::default()
-    };
+    let error_opts = ReadOptions::default().with_misaligned(Misaligned::Error);
     let e = MessageIter::new(aligned.clone(), error_opts)
         .next()
         .unwrap()
@@ -2282,13 +2279,7 @@ fn limits_are_enforced() {
         ErrorKind::LimitExceeded { .. }
     ));
     // COO nnz x ndim overflow when the nnz limit is lifted (GH-50054).
-    let opts = ReadOptions {
-        limits: Limits {
-            max_nnz: u64::MAX,
-            ..Limits::default()
-        },
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions::default().with_limits(Limits::default().with_max_nnz(u64::MAX));
     let (mut s, body) = crafted_coo();
     s.nnz = i64::MAX;
     let e = dec(&sparse_msg(&s, &body), opts).unwrap_err().into_kind();

@@ -6,8 +6,8 @@
 //! this crate writes through the generated flatbuffer code.
 
 use arrow_buffer::Buffer;
-use arrow_tensor_ipc::gen::legacy_015 as lg;
-use arrow_tensor_ipc::gen::org::apache::arrow::flatbuf as fb;
+use arrow_tensor_ipc::__private::flatbuf as fb;
+use arrow_tensor_ipc::__private::legacy_015 as lg;
 use arrow_tensor_ipc::{
     decode_message, encode, CompressedAxis, CooIndex, CooOrder, CsfLengths, CsxIndex,
     DecodedMessage, ErrorKind, Framing, IndexArray, IndexType, Message, MessageIter, MessageReader,
@@ -18,7 +18,7 @@ use flatbuffers::{FlatBufferBuilder, WIPOffset};
 
 #[allow(dead_code)]
 mod craft {
-    use arrow_tensor_ipc::gen::org::apache::arrow::flatbuf as fb;
+    use arrow_tensor_ipc::__private::flatbuf as fb;
     use flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
 
     /// A value type as the message states it.
@@ -1571,10 +1571,7 @@ fn csf_byte_lengths_are_also_read() {
         vec![3.0f32, 1.0, 4.0, 2.0],
     )
     .unwrap();
-    let options = WriteOptions {
-        csf_lengths: CsfLengths::Bytes,
-        ..WriteOptions::default()
-    };
+    let options = WriteOptions::default().with_csf_lengths(CsfLengths::Bytes);
     let bytes = encode(&t.clone().into(), &options).unwrap().to_vec();
     let m = written(&bytes);
     let csf = m
@@ -2177,10 +2174,7 @@ fn we_refuse_uint64_indices_unless_not_arrow_compatible() {
         vec![1f32],
     )
     .unwrap();
-    let lenient = WriteOptions {
-        arrow_compatible: false,
-        ..WriteOptions::default()
-    };
+    let lenient = WriteOptions::default().with_arrow_compatible(false);
     for t in [coo, csr, csf] {
         let e = encode(&t.clone().into(), &WriteOptions::default()).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::NotArrowCompatible(_)), "{e}");
@@ -2222,10 +2216,7 @@ fn we_refuse_int8_indices_with_more_than_127_entries() {
     .unwrap();
     encode(&ok.into(), &WriteOptions::default()).unwrap();
     encode(&csr16.into(), &WriteOptions::default()).unwrap();
-    let lenient = WriteOptions {
-        arrow_compatible: false,
-        ..WriteOptions::default()
-    };
+    let lenient = WriteOptions::default().with_arrow_compatible(false);
     for t in [coo, csr] {
         let e = encode(&t.clone().into(), &WriteOptions::default()).unwrap_err();
         assert!(

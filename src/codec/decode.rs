@@ -13,6 +13,7 @@
 )]
 
 use super::framing::{parse_prefix, Framing, Prefix};
+use super::options::{Limits, ReadOptions};
 use super::Message;
 use crate::array::{align_buffer, IndexArray, Misaligned};
 use crate::error::{fail, BufferId, Error, ErrorKind, Result};
@@ -25,60 +26,6 @@ use crate::tensor::Tensor;
 use crate::types::{IndexType, ValueType};
 use crate::validate::Validation;
 use arrow_buffer::Buffer;
-
-/// Size limits applied while decoding untrusted input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Largest metadata (flatbuffer) length accepted. Default 64 MiB.
-    pub max_metadata_len: usize,
-    /// Largest body length accepted. Default 16 GiB (streams allocate only what arrives).
-    pub max_body_len: u64,
-    /// Largest rank accepted. Default 64.
-    pub max_rank: usize,
-    /// Largest nnz accepted. Default `u32::MAX`... (2^32 - 1).
-    pub max_nnz: u64,
-    /// Largest element count that to-dense expansions should produce. Default 2^28. Not used
-    /// by decoding itself; callers pass it to [`SparseTensor::to_dense_limited`].
-    pub max_dense_elements: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_metadata_len: 64 << 20,
-            max_body_len: 16 << 30,
-            max_rank: 64,
-            max_nnz: u32::MAX as u64,
-            max_dense_elements: 1 << 28,
-        }
-    }
-}
-
-/// Options for decoding.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ReadOptions {
-    /// Strict (default) or permissive validation.
-    pub validation: Validation,
-    /// Copy (default) or reject buffers that are misaligned for their element type.
-    pub misaligned: Misaligned,
-    /// Size limits.
-    pub limits: Limits,
-}
-
-impl ReadOptions {
-    /// Strict validation and default limits.
-    pub fn strict() -> Self {
-        Self::default()
-    }
-
-    /// Permissive validation and default limits.
-    pub fn permissive() -> Self {
-        ReadOptions {
-            validation: Validation::Permissive,
-            ..Self::default()
-        }
-    }
-}
 
 /// The metadata version of a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,6 +90,7 @@ enum IndexPlan {
 enum Plan {
     Dense {
         strides: Option<Vec<i64>>,
+        data: BufRef,
     },
     Sparse {
         nnz: i64,
@@ -172,11 +120,6 @@ impl MessageMeta {
     /// The body length the message declares.
     pub fn body_length(&self) -> u64 {
         self.body_length
-    }
-
-    /// Whether the message is a sparse tensor.
-    pub fn is_sparse(&self) -> bool {
-        matches!(self.plan, Plan::Sparse { .. })
     }
 }
 
@@ -369,7 +312,10 @@ pub fn decode_metadata(metadata: &[u8], options: &ReadOptions) -> Result<Message
             value_type,
             shape,
             dim_names,
-            plan: Plan::Dense { strides },
+            plan: Plan::Dense {
+                strides,
+                data: t.data().into(),
+            },
         });
     }
     let Some(t) = msg.header_as_sparse_tensor() else {
@@ -579,28 +525,9 @@ pub fn assemble(meta: MessageMeta, body: Buffer, options: &ReadOptions) -> Resul
     } = meta;
     let w = value_type.byte_width();
     match plan {
-        Plan::Dense { strides } => {
-            let strides = match strides {
-                Some(s) if !s.is_empty() || shape.is_empty() => {
-                    if s.len() != shape.len() {
-                        return fail(ErrorKind::CountMismatch {
-                            what: "tensor strides (one per dimension)".into(),
-                            expected: shape.len() as u64,
-                            found: s.len() as u64,
-                        });
-                    }
-                    let mut out = Vec::with_capacity(s.len());
-                    for (i, (&st, &d)) in s.iter().zip(&shape).enumerate() {
-                        if st < 0 && d != 0 {
-                            return Err(neg(format!("stride of dimension {i}"), st));
-                        }
-                        out.push(st.max(0) as usize);
-                    }
-                    out
-                }
-                _ => crate::tensor::row_major_strides(&shape, w),
-            };
-            let body = align_buffer(body, w, BufferId::TensorData, 0, options.misaligned)?;
+        Plan::Dense { strides, data } => {
+            let strides = dense_strides(strides, &shape, w)?;
+            let body = dense_data(&body, data, &shape, &strides, w, options)?;
             let t = Tensor::try_new(value_type, shape, strides, body)?;
             // Zero or overlapping strides let a tiny body describe a huge tensor, whose
             // row-major copy (on re-encoding, `to_vec`, ...) would be huge: bound those.
@@ -706,6 +633,99 @@ pub fn assemble(meta: MessageMeta, body: Buffer, options: &ReadOptions) -> Resul
             Ok(Message::SparseTensor(t.with_dim_names(dim_names)?))
         }
     }
+}
+
+/// The byte strides of a dense tensor: the message's, or row-major ones when it has none
+/// (absent, or empty for a non-scalar). Row-major strides whose products do not fit in an
+/// int64 are refused even for a tensor without elements, as Arrow C++ refuses them: they
+/// could not be written back.
+fn dense_strides(strides: Option<Vec<i64>>, shape: &[usize], w: usize) -> Result<Vec<usize>> {
+    match strides {
+        Some(s) if !s.is_empty() || shape.is_empty() => {
+            if s.len() != shape.len() {
+                return fail(ErrorKind::CountMismatch {
+                    what: "tensor strides (one per dimension)".into(),
+                    expected: shape.len() as u64,
+                    found: s.len() as u64,
+                });
+            }
+            let mut out = Vec::with_capacity(s.len());
+            for (i, (&st, &d)) in s.iter().zip(shape).enumerate() {
+                if st < 0 && d != 0 {
+                    return Err(neg(format!("stride of dimension {i}"), st));
+                }
+                out.push(
+                    usize::try_from(st.max(0))
+                        .map_err(|_| ErrorKind::Overflow(format!("stride of dimension {i}")))?,
+                );
+            }
+            Ok(out)
+        }
+        _ => crate::tensor::checked_row_major_strides(shape, w).ok_or_else(|| {
+            ErrorKind::Overflow(format!(
+                "row-major strides of shape {shape:?} (they do not fit in an int64)"
+            ))
+            .into()
+        }),
+    }
+}
+
+/// The bytes of a dense tensor. Strict validation takes them from where `Tensor.data`
+/// points: inside the body, not negative, long enough for the shape and strides, aligned
+/// for the value type (or copied, as the misaligned policy says). Permissive decoding takes
+/// the same region when it is usable and the whole body otherwise (Arrow C++ ignores the
+/// field and reads the body).
+fn dense_data(
+    body: &Buffer,
+    data: BufRef,
+    shape: &[usize],
+    strides: &[usize],
+    w: usize,
+    options: &ReadOptions,
+) -> Result<Buffer> {
+    let id = BufferId::TensorData;
+    let extent = crate::tensor::strided_extent(shape, strides, w).ok_or_else(|| {
+        ErrorKind::Overflow(format!(
+            "extent of shape {shape:?} with strides {strides:?}"
+        ))
+    })? as u64;
+    let body_len = body.len() as u64;
+    let region = (|| {
+        if data.offset < 0 {
+            return Err(neg(format!("offset of {id}"), data.offset));
+        }
+        if data.length < 0 {
+            return Err(neg(format!("length of {id}"), data.length));
+        }
+        let (off, len) = (data.offset as u64, data.length as u64);
+        match off.checked_add(len) {
+            Some(end) if end <= body_len => {}
+            _ => {
+                return fail(ErrorKind::BufferOutOfBody {
+                    buffer: id,
+                    offset: data.offset,
+                    length: data.length,
+                    body_length: body_len,
+                })
+            }
+        }
+        if len < extent {
+            return fail(ErrorKind::BufferTooShort {
+                buffer: id,
+                needed: extent,
+                length: len,
+            });
+        }
+        // off + len <= body length, which fits in usize.
+        Ok((off as usize, len as usize))
+    })();
+    let (off, len) = match (region, options.validation) {
+        (Ok(r), _) => r,
+        (Err(e), Validation::Strict) => return Err(e),
+        (Err(_), Validation::Permissive) => (0, body.len()),
+    };
+    let slice = body.slice_with_length(off, len);
+    align_buffer(slice, w, id, off as u64, options.misaligned)
 }
 
 /// Tells the layout of a COO matrix from its `indicesStrides`.

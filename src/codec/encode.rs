@@ -7,6 +7,7 @@
 //! of 64. Consecutive messages in a stream therefore stay 64-byte aligned.
 
 use super::framing::{pad_to, CONTINUATION};
+use super::options::{CsfLengths, WriteOptions};
 use super::Message;
 use crate::array::IndexArray;
 use crate::error::{fail, ErrorKind, Result};
@@ -21,35 +22,6 @@ use std::io::{IoSlice, Write};
 
 /// Alignment of the body and of every body buffer.
 pub const ALIGNMENT: usize = 64;
-
-/// How CSF index buffer lengths are written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum CsfLengths {
-    /// Element counts, what Arrow C++ (26 and earlier) writes and reads (default).
-    #[default]
-    Elements,
-    /// Byte lengths, what the format document says (Arrow C++ misreads them).
-    Bytes,
-}
-
-/// Options for encoding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WriteOptions {
-    /// Convention for CSF buffer lengths.
-    pub csf_lengths: CsfLengths,
-    /// Refuse messages that Arrow C++ cannot read (uint64 indices, index types too narrow
-    /// for the lengths Arrow checks). Default true.
-    pub arrow_compatible: bool,
-}
-
-impl Default for WriteOptions {
-    fn default() -> Self {
-        WriteOptions {
-            csf_lengths: CsfLengths::Elements,
-            arrow_compatible: true,
-        }
-    }
-}
 
 /// One piece of a message body.
 #[derive(Clone, Debug)]

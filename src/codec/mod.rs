@@ -6,9 +6,10 @@
 //! - [`encode`](mod@encode): [`Message`] -> [`EncodedMessage`] (a header plus body pieces that
 //!   borrow the tensor's buffers).
 
-pub mod decode;
-pub mod encode;
-pub mod framing;
+pub(crate) mod decode;
+pub(crate) mod encode;
+pub(crate) mod framing;
+pub(crate) mod options;
 
 use crate::{SparseTensor, Tensor};
 
@@ -51,9 +52,7 @@ impl From<SparseTensor> for Message {
     }
 }
 
-pub use decode::{
-    decode_message, decode_metadata, DecodedMessage, Limits, MessageIter, MessageMeta,
-    MetadataVersion, ReadOptions,
-};
-pub use encode::{encode, BodyPart, CsfLengths, EncodedMessage, WriteOptions};
+pub use decode::{decode_message, DecodedMessage, MessageIter, MetadataVersion};
+pub use encode::{encode, BodyPart, EncodedMessage};
 pub use framing::Framing;
+pub use options::{CsfLengths, Limits, ReadOptions, WriteOptions};

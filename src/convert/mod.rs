@@ -54,7 +54,7 @@
 //! dimension size, the number of stored values and the length of every index array (so
 //! that Arrow C++, which checks these lengths against the type, reads the result).
 //! [`ConvertOptions::axis_order`] gives a CSF result's dimension order: by default the
-//! identity; [`CsfAxisOrder::AscendingSize`] is Arrow C++'s choice.
+//! identity; [`CsfAxisOrder::AscendingSize`](crate::CsfAxisOrder::AscendingSize) is Arrow C++'s choice.
 //!
 //! # Cost
 //! - Dense to sparse: one pass over the elements in memory order (a row-major or a
@@ -83,11 +83,11 @@
 
 mod dense_to_sparse;
 mod entries;
-mod options;
+pub(crate) mod options;
 mod sparse_to_sparse;
 mod to_dense;
 
-pub use options::{ConvertOptions, CsfAxisOrder};
+pub(crate) use options::ConvertOptions;
 
 use crate::error::Result;
 use crate::sparse::{CooOrder, SparseIndex};

@@ -8,9 +8,9 @@
     clippy::panic
 )]
 
-pub mod coo;
-pub mod csf;
-pub mod csx;
+pub(crate) mod coo;
+pub(crate) mod csf;
+pub(crate) mod csx;
 
 use crate::array::{typed, IndexArray};
 use crate::error::{fail, BufferId, ErrorKind, Result};

@@ -16,7 +16,7 @@ use arrow_tensor_ipc::{
 // ---------------------------------------------------------------------------------------
 
 pub mod craft {
-    use arrow_tensor_ipc::gen::org::apache::arrow::flatbuf as fb;
+    use arrow_tensor_ipc::__private::flatbuf as fb;
     use flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
 
     /// A value type as the message states it.
@@ -246,6 +246,12 @@ pub mod craft {
     }
 
     pub fn sparse(s: &Sparse) -> Vec<u8> {
+        sparse_with_header(s, fb::MessageHeader::SparseTensor)
+    }
+
+    /// The SparseTensor table of `s` under the given header type (a lie when it is not
+    /// `SparseTensor`).
+    pub fn sparse_with_header(s: &Sparse, header_type: fb::MessageHeader) -> Vec<u8> {
         let mut fbb = FlatBufferBuilder::new();
         let (index_type, index) = match &s.index {
             Index::Coo {
@@ -348,7 +354,7 @@ pub mod craft {
         finish(
             fbb,
             s.version,
-            fb::MessageHeader::SparseTensor,
+            header_type,
             Some(t.as_union_value()),
             s.body_len,
             s.custom_metadata,
@@ -714,7 +720,7 @@ pub fn iter_first(bytes: &[u8], options: ReadOptions) -> arrow_tensor_ipc::Resul
 }
 
 /// One way of reading the first message of some bytes.
-type Reader = fn(&[u8], ReadOptions) -> arrow_tensor_ipc::Result<DecodedMessage>;
+pub type Reader = fn(&[u8], ReadOptions) -> arrow_tensor_ipc::Result<DecodedMessage>;
 
 /// The error of each reader (`decode_message`, `MessageIter`, `MessageReader`) on the first
 /// message of `bytes`; panics when one of them decodes it.
@@ -743,10 +749,7 @@ pub fn strict_err(bytes: &[u8]) -> ErrorKind {
 
 /// `options` with permissive validation.
 pub fn permissive_of(options: ReadOptions) -> ReadOptions {
-    ReadOptions {
-        validation: Validation::Permissive,
-        ..options
-    }
+    options.with_validation(Validation::Permissive)
 }
 
 /// Element limit used when expanding permissively decoded tensors: far above the shapes of

@@ -235,13 +235,12 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
                 (_, true) => progress::When::Never,
                 _ => progress::When::Auto,
             };
-            let options = arrow_tensor_ipc::WriteOptions {
-                csf_lengths: match csf_lengths {
+            let options = arrow_tensor_ipc::WriteOptions::default()
+                .with_csf_lengths(match csf_lengths {
                     CsfLengthsArg::Elements => arrow_tensor_ipc::CsfLengths::Elements,
                     CsfLengthsArg::Bytes => arrow_tensor_ipc::CsfLengths::Bytes,
-                },
-                arrow_compatible: !allow_non_arrow,
-            };
+                })
+                .with_arrow_compatible(!allow_non_arrow);
             let layout = match to {
                 None => None,
                 Some(to) => {
