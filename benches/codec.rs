@@ -1,5 +1,7 @@
-//! Criterion benchmarks of the codec (issue 6): dense encode to a `Vec` and to a file,
-//! dense decode from `Bytes` and from a memory map (feature `mmap`), sparse encode/decode
+//! Criterion benchmarks of the codec (issue 6): dense encode to a `Vec` (fresh and reused),
+//! to `Bytes` and to a file, dense decode from `Bytes`, from a memory map (feature `mmap`),
+//! through `StreamDecoder` (one chunk, and 64 KiB chunks) and through `MessageReader`,
+//! sparse encode/decode
 //! (COO, CSR, CSC, CSF; 1M and 10M non-zeros; int32 and int64 indices), strict validation
 //! alone, and (at 1M non-zeros) random `get` lookups and full iteration.
 //!
@@ -9,8 +11,10 @@
 //! decode and ~memcpy encode already show at 256 MiB; `examples/compare.rs` covers 1 GiB.
 //! Inputs come from `examples/common/inputs.rs`, shared with `examples/compare.rs`.
 
+use arrow_buffer::Buffer;
 use arrow_tensor_ipc::{
-    decode_message, encode, Message, MessageWriter, NativeIndex, ReadOptions, Scalar, WriteOptions,
+    decode_message, encode, Message, MessageReader, MessageWriter, NativeIndex, ReadOptions,
+    Scalar, StreamDecoder, WriteOptions,
 };
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
@@ -54,6 +58,22 @@ fn dense(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("encode_to_vec", size), &msg, |b, m| {
             b.iter(|| encode(m, &opts).expect("encode").to_vec())
         });
+        g.bench_with_input(BenchmarkId::new("encode_to_bytes", size), &msg, |b, m| {
+            b.iter(|| encode(m, &opts).expect("encode").to_bytes())
+        });
+        let mut reused = Vec::with_capacity(bytes.len());
+        g.bench_with_input(
+            BenchmarkId::new("encode_into_reused_vec", size),
+            &msg,
+            |b, m| {
+                b.iter(|| {
+                    reused.clear();
+                    encode(m, &opts).expect("encode").write_into(&mut reused);
+                    reused.len()
+                })
+            },
+        );
+        drop(reused);
         let path = dir.join(format!("dense_{size}.arrows"));
         g.bench_with_input(BenchmarkId::new("encode_to_file", size), &msg, |b, m| {
             b.iter(|| {
@@ -65,6 +85,39 @@ fn dense(c: &mut Criterion) {
         });
         g.bench_with_input(BenchmarkId::new("decode_bytes", size), &bytes, |b, m| {
             b.iter(|| decode_message(m, &ReadOptions::strict()).expect("decode"))
+        });
+        let chunk = Buffer::from(bytes.clone());
+        g.bench_with_input(BenchmarkId::new("stream_decoder", size), &chunk, |b, c| {
+            b.iter(|| {
+                let mut d = StreamDecoder::new(ReadOptions::strict());
+                d.push(c.clone());
+                d.next_message().expect("decode").expect("a message")
+            })
+        });
+        g.bench_with_input(
+            BenchmarkId::new("stream_decoder_64KiB_chunks", size),
+            &bytes,
+            |b, m| {
+                b.iter(|| {
+                    let mut d = StreamDecoder::new(ReadOptions::strict());
+                    let mut out = None;
+                    for piece in m.chunks(64 << 10) {
+                        let mut piece = piece;
+                        if let Some(msg) = d.decode_slice(&mut piece).expect("decode") {
+                            out = Some(msg);
+                        }
+                    }
+                    out.expect("a message")
+                })
+            },
+        );
+        g.bench_with_input(BenchmarkId::new("message_reader", size), &bytes, |b, m| {
+            b.iter(|| {
+                MessageReader::new(&m[..], ReadOptions::strict())
+                    .next()
+                    .expect("a message")
+                    .expect("decode")
+            })
         });
         #[cfg(feature = "mmap")]
         g.bench_with_input(BenchmarkId::new("decode_mmap", size), &path, |b, p| {

@@ -227,6 +227,17 @@ fn dense_rows(cfg: &Cfg, body: usize) {
         memcpy_s: Some(mc),
         per: "encode + EncodedMessage::to_vec (fresh Vec) of the tensor decoded from the message; Arrow: WriteTensor of the same to a pre-sized BufferOutputStream",
     });
+    let ours = time(reps, || {
+        encode(&read_back, &opts).expect("encode").to_bytes()
+    });
+    emit(Row {
+        op: format!("{name}_encode_to_bytes"),
+        bytes: len,
+        ours_s: ours,
+        arrow_s: Some(arrow.write_s),
+        memcpy_s: Some(mc),
+        per: "encode + EncodedMessage::to_bytes of the tensor decoded from the message; Arrow: WriteTensor of the same to a pre-sized BufferOutputStream",
+    });
     drop(read_back);
     drop(loaded);
     let ours = time(reps, || encode(&msg, &opts).expect("encode").to_vec());
@@ -247,6 +258,19 @@ fn dense_rows(cfg: &Cfg, body: usize) {
         memcpy_s: Some(mc),
         per: "encode + to_bytes of the same tensor (the message placed so that the body copy is not 4K-aliased); Arrow: WriteTensor of such a tensor",
     });
+    let ours = time(reps, || {
+        let mut w = MessageWriter::new(Vec::new(), opts);
+        w.write(&msg).expect("write");
+        w.into_inner()
+    });
+    emit(Row {
+        op: format!("{name}_encode_writer_to_vec"),
+        bytes: len,
+        ours_s: ours,
+        arrow_s: arrow.write_fresh_s,
+        memcpy_s: Some(mc),
+        per: "MessageWriter over a fresh Vec (vectored write: one reservation, one copy per piece) of the tensor with a buffer of its own; Arrow: WriteTensor of such a tensor",
+    });
     let mut reused = Vec::with_capacity(len);
     let ours = time(reps, || {
         reused.clear();
@@ -260,7 +284,7 @@ fn dense_rows(cfg: &Cfg, body: usize) {
         ours_s: ours,
         arrow_s: Some(arrow.write_s),
         memcpy_s: Some(mc),
-        per: "encode + write_into a cleared Vec of sufficient capacity",
+        per: "encode + write_into a cleared Vec of sufficient capacity (the tensor with a buffer of its own); Arrow: WriteTensor of the tensor decoded from the message to a pre-sized BufferOutputStream",
     });
     let out_path = cfg.dir.join(format!("{name}.out.arrows"));
     let ours = time(reps, || {

@@ -3,13 +3,26 @@
 //! [`write_into`](super::EncodedMessage::write_into) and
 //! [`to_bytes`](super::EncodedMessage::to_bytes).
 //!
-//! For large copies glibc's x86-64 `memcpy` switches to non-temporal stores, which run 2 to
-//! 3 times slower when the destination is a little ahead of the source modulo the page size
-//! (4K aliasing). A message body lands 64 bytes (the header) past the start of a fresh
-//! allocation, which is exactly such a distance from a page-aligned tensor buffer.
-//! [`to_bytes`] places the message so that the largest buffer lands at its source's address
-//! modulo 4 KiB; where the destination is not ours to place, [`append`] copies large
-//! buffers at such a distance in 256 KiB pieces, which keeps glibc on its cached-store path.
+//! Every piece is copied once, with one `memcpy` (`copy_from_slice`) per piece: the C
+//! library's copy picks its own method by size (cached stores, `rep movsb`, non-temporal
+//! stores for the largest), which is what Arrow C++'s writer gets too.
+//!
+//! Where the destination is ours to place ([`to_bytes`]), the message is placed so that its
+//! largest buffer lands at its source's address modulo the 4 KiB page. A large copy whose
+//! destination runs a little ahead of its source modulo 4 KiB (1 to 511 bytes) is exposed
+//! to 4K aliasing: the CPU takes loads for dependents of recent stores to the same page
+//! offset, and on some CPUs glibc's non-temporal copy loop then stalls. A message built in
+//! memory puts its body 64 bytes (the header) past the start of a fresh allocation,
+//! exactly such a distance from a page-aligned tensor buffer. Placement removes that risk
+//! for the cost of up to 4 KiB of unused allocation.
+//!
+//! A `Vec` the caller passes to `write_into`, or the one `to_vec` allocates, starts where
+//! the allocator put it, and the copy takes the distance it gets. It is not split into
+//! pieces to dodge the stall: pieces small enough to keep glibc off its non-temporal path
+//! run on cached stores (each store first reads the line it writes), below memcpy speed
+//! wherever the stall does not occur, while a plain copy runs at memcpy speed there; where
+//! the stall does occur, Arrow C++'s writer, which copies the body the same way, meets it
+//! too.
 
 use bytes::{BufMut, BytesMut};
 
@@ -19,31 +32,11 @@ const LARGE: usize = 4 << 20;
 /// The page size that the distance between destination and source is taken modulo.
 const PAGE: usize = 4096;
 
-/// Where [`to_bytes`] puts the largest buffer: this many bytes past its source's address,
-/// modulo [`PAGE`].
-const PLACED_DISTANCE: usize = 0;
-
 /// Appends the pieces of a message (`len` bytes in all) to `out`.
 pub(super) fn write_into(out: &mut Vec<u8>, pieces: &[&[u8]], len: usize) {
     out.reserve(len);
     for p in pieces {
-        append(out, p);
-    }
-}
-
-/// Appends `src` to `out` (whose capacity is reserved): in 256 KiB pieces when the copy is
-/// large and the destination runs 1 to 511 bytes ahead of the source modulo the page size.
-fn append(out: &mut Vec<u8>, src: &[u8]) {
-    const PIECE: usize = 256 << 10;
-    let dst = (out.as_ptr() as usize).wrapping_add(out.len());
-    let distance = dst.wrapping_sub(src.as_ptr() as usize) % PAGE;
-    let piece = if src.len() >= LARGE && (1..512).contains(&distance) {
-        PIECE
-    } else {
-        src.len().max(1)
-    };
-    for part in src.chunks(piece) {
-        out.extend_from_slice(part);
+        out.extend_from_slice(p);
     }
 }
 
@@ -55,8 +48,8 @@ pub(super) fn to_vec(pieces: &[&[u8]], len: usize) -> Vec<u8> {
 }
 
 /// The pieces of a message (`len` bytes in all) in one new buffer, placed so that the
-/// largest piece of [`LARGE`] bytes or more lands [`PLACED_DISTANCE`] bytes past its
-/// source modulo [`PAGE`]. Allocates up to `PAGE` bytes more than `len`.
+/// largest piece of [`LARGE`] bytes or more lands at its source's address modulo [`PAGE`].
+/// Allocates up to `PAGE` bytes more than `len`.
 pub(super) fn to_bytes(pieces: &[&[u8]], len: usize) -> bytes::Bytes {
     // The largest large piece, and its offset in the message.
     let mut at = 0;
@@ -72,9 +65,8 @@ pub(super) fn to_bytes(pieces: &[&[u8]], len: usize) -> bytes::Bytes {
     };
     let mut buf = BytesMut::with_capacity(len + PAGE);
     let base = buf.as_ptr() as usize;
-    // Skip k bytes so that base + k + offset = src + PLACED_DISTANCE (mod PAGE).
+    // Skip k bytes so that base + k + offset = src (mod PAGE).
     let k = (src.as_ptr() as usize)
-        .wrapping_add(PLACED_DISTANCE)
         .wrapping_sub(base)
         .wrapping_sub(offset)
         % PAGE;
