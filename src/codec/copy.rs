@@ -8,13 +8,19 @@
 //! stores for the largest), which is what Arrow C++'s writer gets too.
 //!
 //! Where the destination is ours to place ([`to_bytes`]), the message is placed so that its
-//! largest buffer lands at its source's address modulo the 4 KiB page. A large copy whose
-//! destination runs a little ahead of its source modulo 4 KiB (1 to 511 bytes) is exposed
-//! to 4K aliasing: the CPU takes loads for dependents of recent stores to the same page
-//! offset, and on some CPUs glibc's non-temporal copy loop then stalls. A message built in
-//! memory puts its body 64 bytes (the header) past the start of a fresh allocation,
-//! exactly such a distance from a page-aligned tensor buffer. Placement removes that risk
-//! for the cost of up to 4 KiB of unused allocation.
+//! largest buffer lands [`PLACED_DISTANCE`] (half a page) past its source's address modulo
+//! the 4 KiB page, away from the two distances at which glibc's x86-64 `memcpy` of a large
+//! buffer can slow down:
+//! - a destination 1 to 511 bytes ahead of the source is exposed to 4K aliasing (the CPU
+//!   takes loads for dependents of recent stores to the same page offset), and on some
+//!   CPUs glibc's non-temporal loop, used for the largest copies, then stalls;
+//! - a destination within 256 bytes of the source (either side) makes glibc's cached-store
+//!   loop copy backward to avoid that aliasing, which can run slower than its forward copy.
+//!
+//! A message built in memory puts its body 64 bytes (the header) past the start of a fresh
+//! allocation, which is one of those distances from a page-aligned tensor buffer;
+//! re-encoding a tensor decoded from a page-aligned message buffer gives the other
+//! (distance 0). Placement costs up to 4 KiB of unused allocation.
 //!
 //! A `Vec` the caller passes to `write_into`, or the one `to_vec` allocates, starts where
 //! the allocator put it, and the copy takes the distance it gets. It is not split into
@@ -32,6 +38,10 @@ const LARGE: usize = 4 << 20;
 /// The page size that the distance between destination and source is taken modulo.
 const PAGE: usize = 4096;
 
+/// Where [`to_bytes`] puts its largest buffer: this many bytes past its source's address,
+/// modulo [`PAGE`].
+const PLACED_DISTANCE: usize = PAGE / 2;
+
 /// Appends the pieces of a message (`len` bytes in all) to `out`.
 pub(super) fn write_into(out: &mut Vec<u8>, pieces: &[&[u8]], len: usize) {
     out.reserve(len);
@@ -48,8 +58,8 @@ pub(super) fn to_vec(pieces: &[&[u8]], len: usize) -> Vec<u8> {
 }
 
 /// The pieces of a message (`len` bytes in all) in one new buffer, placed so that the
-/// largest piece of [`LARGE`] bytes or more lands at its source's address modulo [`PAGE`].
-/// Allocates up to `PAGE` bytes more than `len`.
+/// largest piece of [`LARGE`] bytes or more lands [`PLACED_DISTANCE`] bytes past its
+/// source's address modulo [`PAGE`]. Allocates up to `PAGE` bytes more than `len`.
 pub(super) fn to_bytes(pieces: &[&[u8]], len: usize) -> bytes::Bytes {
     // The largest large piece, and its offset in the message.
     let mut at = 0;
@@ -65,8 +75,9 @@ pub(super) fn to_bytes(pieces: &[&[u8]], len: usize) -> bytes::Bytes {
     };
     let mut buf = BytesMut::with_capacity(len + PAGE);
     let base = buf.as_ptr() as usize;
-    // Skip k bytes so that base + k + offset = src (mod PAGE).
+    // Skip k bytes so that base + k + offset = src + PLACED_DISTANCE (mod PAGE).
     let k = (src.as_ptr() as usize)
+        .wrapping_add(PLACED_DISTANCE)
         .wrapping_sub(base)
         .wrapping_sub(offset)
         % PAGE;

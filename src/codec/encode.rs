@@ -93,11 +93,11 @@ impl EncodedMessage {
 
     /// Appends the message to `out` (one copy of each piece, at memcpy speed).
     ///
-    /// The body lands wherever `out`'s allocation puts it. On CPUs where a large copy
-    /// whose destination is a little ahead of its source modulo 4 KiB stalls (a tensor
-    /// built in memory is often page-aligned, and the body sits 64 bytes into the
-    /// message), [`EncodedMessage::to_bytes`], which places the message, stays at full
-    /// speed.
+    /// The body lands wherever `out`'s allocation puts it. A large copy whose destination
+    /// is a little ahead of its source modulo 4 KiB can run slower (on some CPUs much
+    /// slower), and a tensor built in memory is often page-aligned while the body sits 64
+    /// bytes into the message: [`EncodedMessage::to_bytes`], which places the message,
+    /// avoids that.
     pub fn write_into(&self, out: &mut Vec<u8>) {
         copy::write_into(out, &self.slices(), self.len());
     }
@@ -113,10 +113,10 @@ impl EncodedMessage {
     /// The message as [`bytes::Bytes`].
     ///
     /// Unlike [`EncodedMessage::to_vec`], this chooses where the message starts in its
-    /// allocation (up to 4 KiB of it stay unused) so that the copy of the largest body
-    /// buffer is never 4K-aliased (its destination a little ahead of its source modulo the
-    /// 4 KiB page, which can slow a large copy down on some CPUs), whatever the source's
-    /// address.
+    /// allocation (up to 4 KiB of it stay unused): the largest body buffer lands half a
+    /// page past its source's address modulo 4 KiB, where a large copy runs at full
+    /// speed whatever the source's address (a destination a little ahead of the source
+    /// modulo the page, or within 256 bytes of it, can slow the C library's copy down).
     pub fn to_bytes(&self) -> bytes::Bytes {
         copy::to_bytes(&self.slices(), self.len())
     }
