@@ -315,6 +315,7 @@ fn to_dense_element_limit() {
     d.shape = vec![1 << 20, 1 << 20];
     d.strides = Some(vec![0, 0]);
     d.body_len = 8;
+    d.data = (0, 8);
     let bytes = dense_msg(&d, &[7; 8]);
     for (api, e) in all_errors(&bytes, ReadOptions::default()) {
         assert!(
