@@ -1754,6 +1754,7 @@ fn dense_data_too_short() {
     let (mut d, body) = crafted_dense();
     d.strides = None;
     d.body_len = 20;
+    d.data = (0, 20);
     assert!(matches!(
         strict_err(&dense_msg(&d, &body[..20])),
         ErrorKind::BufferTooShort {

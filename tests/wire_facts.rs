@@ -744,7 +744,12 @@ fn message_without(sparse: bool, missing: &str) -> Vec<u8> {
     let mut fbb = FlatBufferBuilder::new();
     let int = craft::int(&mut fbb, I32);
     let shape = craft::dims(&mut fbb, &[2, 2], &[]);
-    let data = fb::Buffer::new(8, 8);
+    // Sparse values follow the 8-byte COO index; dense values fill the body.
+    let data = if sparse {
+        fb::Buffer::new(8, 8)
+    } else {
+        fb::Buffer::new(0, 16)
+    };
     let index = if sparse {
         let t = craft::int(&mut fbb, I32);
         let strides = fbb.create_vector(&[8i64, 4]);
@@ -1201,13 +1206,27 @@ fn we_write_strides_and_names_always() {
 }
 
 #[test]
-fn dense_tensor_data_field_is_ignored() {
+fn dense_tensor_data_is_checked_strictly_and_read_from_the_body_permissively() {
+    // Arrow C++ reads the values from the start of the body whatever `Tensor.data` says;
+    // our permissive mode does the same, strict mode refuses a region that cannot hold
+    // the tensor.
     let body = craft::ints(&[5, 6, 7], 2);
     for data in [(1000, 5), (0, 0), (-4, 2)] {
         let mut spec = arrow_dense_spec(Vt::Int(16, true), &[3], &[2], 6);
         spec.data = data;
-        let d = dec(&arrow_dense(&spec, &body));
+        let bytes = arrow_dense(&spec, &body);
+        let d = dec_with(&bytes, ReadOptions::permissive()).expect("permissive decoding");
         assert_eq!(dn(&d).to_vec::<i16>().unwrap(), vec![5, 6, 7], "{data:?}");
+        let e = dec_err(&bytes);
+        assert!(
+            matches!(
+                e,
+                ErrorKind::BufferOutOfBody { .. }
+                    | ErrorKind::BufferTooShort { .. }
+                    | ErrorKind::Negative { .. }
+            ),
+            "{data:?}: {e}"
+        );
     }
 }
 
