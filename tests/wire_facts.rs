@@ -25,6 +25,7 @@ use common::craft::{self, Index, Vt, I32, I64};
 // ---------------------------------------------------------------------------------------
 
 fn dec_with(bytes: &[u8], options: ReadOptions) -> arrow_tensor_ipc::Result<DecodedMessage> {
+    common::seeds::record(bytes);
     decode_message(&bytes::Bytes::copy_from_slice(bytes), &options)
         .map(|m| m.expect("a message, not end of stream"))
 }

@@ -12,6 +12,7 @@ use arrow_tensor_ipc::{
 };
 
 pub mod craft;
+pub mod seeds;
 
 use craft::{Index, IntT, Vt, I32, I64};
 
@@ -278,6 +279,7 @@ pub fn enc(m: impl Into<Message>) -> Vec<u8> {
 
 /// Decodes the first message with `decode_message` (from an aligned copy).
 pub fn dec(bytes: &[u8], options: ReadOptions) -> arrow_tensor_ipc::Result<DecodedMessage> {
+    seeds::record(bytes);
     decode_message(&aligned(bytes), &options).map(|m| m.expect("a message, not end of stream"))
 }
 

@@ -37,6 +37,7 @@ fn enc(m: impl Into<Message>) -> Vec<u8> {
 }
 
 fn dec(bytes: &[u8], options: ReadOptions) -> arrow_tensor_ipc::Result<DecodedMessage> {
+    common::seeds::record(bytes);
     decode_message(&bytes::Bytes::copy_from_slice(bytes), &options)
         .map(|m| m.expect("a message, not end of stream"))
 }
