@@ -1773,6 +1773,37 @@ fn fuzz_finding_reencode_overflowing_strides() {
     assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
 }
 
+/// The fuzz finding `sparse-empty-overflowing-strides`: a sparse tensor without elements
+/// whose row-major strides do not fit in an int64 decoded, and then could not be expanded
+/// (or written) as a dense tensor. Refused like the dense case, in every mode.
+#[test]
+fn empty_sparse_tensor_with_overflowing_row_major_strides() {
+    let huge = 3_602_879_701_896_396_803;
+    rejects_structure!(
+        coo_msg(&[0, huge], &[], I32, &[], true),
+        ErrorKind::Overflow(ref what) if what.contains("row-major strides")
+    );
+    // Built in memory: refused too.
+    let e = SparseTensor::coo(&[0, huge as usize], Vec::<i32>::new(), Vec::<f32>::new())
+        .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
+    // The largest such shape whose strides fit decodes, expands and re-encodes.
+    let fits = i64::MAX / 4;
+    let d = dec(&coo_msg(&[0, fits], &[], I32, &[], true), ReadOptions::strict()).unwrap();
+    let t = d.message.as_sparse().unwrap();
+    assert_eq!(t.to_dense().unwrap().len(), 0);
+    dec(&common::enc(t.clone()), ReadOptions::strict()).unwrap();
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/corpus/decode_one/finding-sparse-empty-overflowing-strides"
+    ))
+    .unwrap();
+    for options in [ReadOptions::strict(), ReadOptions::permissive()] {
+        let e = dec(&bytes, options).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
+    }
+}
+
 // =======================================================================================
 // Buffers
 // =======================================================================================

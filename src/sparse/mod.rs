@@ -514,9 +514,10 @@ impl SparseTensor {
     }
 }
 
-/// Checks that every array of `index` has the length the shape and nnz require, and that
-/// `values` holds a whole number of values (always run, O(ndim): all that memory safety
-/// needs).
+/// Checks that every array of `index` has the length the shape and nnz require, that
+/// `values` holds a whole number of values, and that the shape's row-major byte strides fit
+/// in an int64, even when it has no elements, so that the tensor can always be expanded and
+/// written as a dense one (always run, O(ndim): all that memory safety needs).
 pub(crate) fn check_structure(
     value_type: ValueType,
     shape: &[usize],
@@ -524,6 +525,11 @@ pub(crate) fn check_structure(
     index: &SparseIndex,
 ) -> Result<()> {
     let w = value_type.byte_width();
+    if crate::tensor::checked_row_major_strides(shape, w).is_none() {
+        return fail(ErrorKind::Overflow(format!(
+            "row-major strides of shape {shape:?} (they do not fit in an int64)"
+        )));
+    }
     if values.len() % w != 0 {
         return fail(ErrorKind::InvalidArgument(format!(
             "values buffer of {} bytes is not a whole number of {value_type} values",
