@@ -17,6 +17,9 @@ pub(crate) mod coo;
 pub(crate) mod csf;
 pub(crate) mod csx;
 
+#[cfg(test)]
+mod tests;
+
 use crate::array::{typed, IndexArray};
 use crate::error::{fail, BufferId, ErrorKind, Result};
 use crate::tensor::{check_dim_names, row_major_strides, Tensor};

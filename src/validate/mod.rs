@@ -27,6 +27,9 @@
 pub(crate) mod indptr;
 pub(crate) mod kernels;
 
+#[cfg(test)]
+pub(crate) mod tests;
+
 /// How thoroughly decoded messages are checked.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Validation {
