@@ -9,20 +9,24 @@
     clippy::panic
 )]
 
-use crate::codec::decode::{assemble, decode_metadata, DecodedMessage};
+use crate::codec::decode::DecodedMessage;
 use crate::codec::encode::encode;
-use crate::codec::framing::{parse_prefix, Prefix, EOS};
+use crate::codec::framing::EOS;
 use crate::codec::options::{ReadOptions, WriteOptions};
+use crate::codec::stream::StreamDecoder;
 use crate::codec::Message;
-use crate::error::{Error, ErrorKind, Result};
-use arrow_buffer::{Buffer, MutableBuffer};
+use crate::error::Result;
 use std::io::{Read, Write};
 
 /// Reads messages from a byte stream until an end-of-stream marker or a clean end of file.
 ///
+/// A loop over a [`StreamDecoder`]: it reads what the decoder needs next (never past the
+/// end of a message or of the end-of-stream marker, so the inner reader is left just after
+/// the last byte consumed) and pushes it in. Errors, offsets and limits are the decoder's.
 /// Memory grows with the bytes that actually arrive, never with the sizes a message
 /// claims: a 16-byte input that declares a 1 TiB body fails with
-/// [`ErrorKind::LimitExceeded`] or [`ErrorKind::Truncated`] after reading 16 bytes.
+/// [`ErrorKind::LimitExceeded`](crate::ErrorKind::LimitExceeded) or
+/// [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) after reading 16 bytes.
 ///
 /// ```
 /// use arrow_tensor_ipc::{MessageReader, MessageWriter, ReadOptions, Tensor, WriteOptions};
@@ -36,25 +40,31 @@ use std::io::{Read, Write};
 /// ```
 pub struct MessageReader<R> {
     inner: R,
-    options: ReadOptions,
-    offset: u64,
+    decoder: StreamDecoder,
+    /// Where reads land before they are pushed (the decoder copies what it keeps).
+    scratch: Vec<u8>,
     done: bool,
 }
+
+/// Largest read: big enough to keep the number of reads low, small enough that the copy
+/// out of `scratch` reads from cache.
+const READ_CHUNK: usize = 256 << 10;
 
 impl<R: Read> MessageReader<R> {
     /// A reader with the given options.
     pub fn new(inner: R, options: ReadOptions) -> Self {
         MessageReader {
             inner,
-            options,
-            offset: 0,
+            decoder: StreamDecoder::new(options),
+            scratch: Vec::new(),
             done: false,
         }
     }
 
-    /// Bytes consumed so far.
+    /// Bytes consumed so far: the end of the last message read (or of the end-of-stream
+    /// marker); at an error, the start of the message it concerns.
     pub fn offset(&self) -> u64 {
-        self.offset
+        self.decoder.offset()
     }
 
     /// The underlying reader.
@@ -63,10 +73,10 @@ impl<R: Read> MessageReader<R> {
     }
 
     /// Reads up to `buf.len()` bytes, fewer only at end of input.
-    fn fill(&mut self, buf: &mut [u8]) -> Result<usize> {
+    fn fill(inner: &mut R, buf: &mut [u8]) -> Result<usize> {
         let mut n = 0;
         while let Some(rest) = buf.get_mut(n..).filter(|r| !r.is_empty()) {
-            match self.inner.read(rest) {
+            match inner.read(rest) {
                 Ok(0) => break,
                 Ok(k) => n += k,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -74,29 +84,6 @@ impl<R: Read> MessageReader<R> {
             }
         }
         Ok(n)
-    }
-
-    fn exact(&mut self, len: u64, part: &'static str, start: u64) -> Result<Buffer> {
-        // Grow with the data that arrives; never trust `len` for the allocation.
-        const CHUNK: u64 = 1 << 20;
-        let mut buf = MutableBuffer::new(len.min(CHUNK) as usize);
-        let mut have = 0u64;
-        while have < len {
-            let step = (len - have).min(CHUNK.max(have)) as usize;
-            let old = buf.len();
-            buf.resize(old + step, 0);
-            let got = self.fill(buf.as_slice_mut().get_mut(old..).unwrap_or_default())?;
-            have += got as u64;
-            if got < step {
-                return Err(Error::from(ErrorKind::Truncated {
-                    part,
-                    needed: len,
-                    available: have,
-                })
-                .at(start));
-            }
-        }
-        Ok(buf.into())
     }
 
     /// Reads the next message; `Ok(None)` at the end of the stream.
@@ -112,74 +99,26 @@ impl<R: Read> MessageReader<R> {
     }
 
     fn read_inner(&mut self) -> Result<Option<DecodedMessage>> {
-        let start = self.offset;
-        let at = |e: Error| e.at(start);
-        let mut prefix = [0u8; 8];
-        let n = self.fill(&mut prefix[..4])?;
-        if n == 0 {
-            return Ok(None);
-        }
-        let mut have = n;
-        let parsed = loop {
-            match parse_prefix(prefix.get(..have).unwrap_or_default()).map_err(at)? {
-                Some(p) => break p,
-                None if (4..8).contains(&have) => {
-                    let k = self.fill(prefix.get_mut(have..).unwrap_or_default())?;
-                    if k == 0 {
-                        return Err(at(truncated("prefix", 8, have)));
-                    }
-                    have += k;
-                }
-                None => return Err(at(truncated("prefix", 4, have))),
-            }
-        };
-        let (framing, prefix_len, metadata_len) = match parsed {
-            Prefix::EndOfStream { len } => {
-                self.offset += len as u64;
+        loop {
+            let want = self.decoder.bytes_needed().min(READ_CHUNK as u64) as usize;
+            if want == 0 {
                 return Ok(None);
             }
-            Prefix::Message {
-                framing,
-                prefix_len,
-                metadata_len,
-            } => (framing, prefix_len, metadata_len),
-        };
-        let limits = self.options.limits;
-        if metadata_len > limits.max_metadata_len {
-            return Err(at(ErrorKind::LimitExceeded {
-                what: "metadata length",
-                value: metadata_len as u64,
-                limit: limits.max_metadata_len as u64,
+            if self.scratch.len() < want {
+                self.scratch.resize(want, 0);
             }
-            .into()));
+            let buf = self.scratch.get_mut(..want).unwrap_or_default();
+            let n = Self::fill(&mut self.inner, buf)?;
+            if n == 0 {
+                self.decoder.finish()?;
+                return Ok(None);
+            }
+            let mut got = self.scratch.get(..n).unwrap_or_default();
+            if let Some(m) = self.decoder.decode_slice(&mut got)? {
+                return Ok(Some(m));
+            }
         }
-        let metadata = self.exact(metadata_len as u64, "metadata", start)?;
-        let meta = decode_metadata(metadata.as_slice(), &self.options).map_err(at)?;
-        let body_length = meta.body_length();
-        let version = meta.version();
-        let body = self.exact(body_length, "body", start)?;
-        let body_offset = prefix_len + metadata_len;
-        self.offset += body_offset as u64 + body_length;
-        let message = assemble(meta, body, &self.options).map_err(at)?;
-        Ok(Some(DecodedMessage {
-            message,
-            offset: start,
-            framing,
-            version,
-            metadata_length: metadata_len,
-            body_length,
-            body_offset,
-        }))
     }
-}
-
-fn truncated(part: &'static str, needed: u64, available: usize) -> Error {
-    ErrorKind::Truncated {
-        part,
-        needed,
-        available: available as u64,
-    }
-    .into()
 }
 
 impl<R: Read> Iterator for MessageReader<R> {

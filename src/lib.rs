@@ -15,10 +15,12 @@
 //! - the model: [`ValueType`], [`IndexType`], [`Scalar`], [`Tensor`], [`SparseTensor`] with
 //!   its [`SparseIndex`] ([`CooIndex`], [`CsxIndex`], [`CsfIndex`]) and [`IndexArray`];
 //! - validation ([`Validation`]): structure always, index contents in strict mode;
-//! - the sans-IO codec: [`decode_message`] / [`MessageIter`] (bytes in, model out,
-//!   zero-copy) and [`encode`] (model in, [`EncodedMessage`] out);
-//! - IO adapters: [`MessageReader`] over `std::io::Read`, [`MessageWriter`] over
-//!   `std::io::Write`, and `read_mmap` with the `mmap` feature;
+//! - the sans-IO codec: [`decode_message`] / [`MessageIter`] (bytes in memory in, model
+//!   out, zero-copy), [`StreamDecoder`] (byte chunks pushed in as they arrive, messages
+//!   out; for async and network code) and [`encode`] (model in, [`EncodedMessage`] out);
+//! - IO adapters: [`MessageReader`] over `std::io::Read` (a loop over a
+//!   [`StreamDecoder`]), [`MessageWriter`] over `std::io::Write`, and `read_mmap` with the
+//!   `mmap` feature;
 //! - the `arrow-tensor` command-line tool (feature `cli`).
 //!
 //! # Example
@@ -69,7 +71,7 @@ mod validate;
 pub use array::{IndexArray, Misaligned};
 pub use codec::{
     decode_message, encode, BodyPart, CsfLengths, DecodedMessage, EncodedMessage, Framing, Limits,
-    Message, MessageIter, MetadataVersion, ReadOptions, WriteOptions,
+    Message, MessageIter, MetadataVersion, ReadOptions, StreamDecoder, WriteOptions,
 };
 pub use convert::options::{ConvertOptions, CsfAxisOrder};
 pub use error::{BufferId, Error, ErrorKind, Result};

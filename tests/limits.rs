@@ -314,6 +314,7 @@ fn to_dense_element_limit() {
     d.vt = Vt::Int(8, true);
     d.shape = vec![1 << 20, 1 << 20];
     d.strides = Some(vec![0, 0]);
+    d.data = (0, 8);
     d.body_len = 8;
     d.data = (0, 8);
     let bytes = dense_msg(&d, &[7; 8]);

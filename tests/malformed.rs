@@ -1750,7 +1750,7 @@ fn empty_tensor_with_overflowing_row_major_strides() {
     .unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
     // The largest shape whose strides fit still decodes.
-    d.shape = vec![0, 3, (i64::MAX / 12) as i64];
+    d.shape = vec![0, 3, i64::MAX / 12];
     let t = dec(&dense_msg(&d, &[]), ReadOptions::strict()).unwrap();
     let t = t.message.as_tensor().unwrap();
     assert!(t.strides().iter().all(|&s| s <= i64::MAX as usize));

@@ -6,6 +6,7 @@
 //! body, in which every buffer starts at a multiple of 64 and which is padded to a multiple
 //! of 64. Consecutive messages in a stream therefore stay 64-byte aligned.
 
+use super::copy;
 use super::framing::{pad_to, CONTINUATION};
 use super::options::{CsfLengths, WriteOptions};
 use super::Message;
@@ -16,7 +17,6 @@ use crate::sparse::{CompressedAxis, CooOrder, SparseIndex, SparseTensor};
 use crate::tensor::{column_major_strides, row_major_strides, Tensor};
 use crate::types::{IndexType, ValueType};
 use arrow_buffer::Buffer;
-use bytes::BufMut;
 use flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
 use std::io::{IoSlice, Write};
 
@@ -36,8 +36,8 @@ static ZEROS: [u8; ALIGNMENT] = [0; ALIGNMENT];
 
 /// An encoded message: a header (prefix, metadata, padding) and body pieces that share
 /// the tensor's buffers. Write it with [`EncodedMessage::write_to`] (vectored, no copy of
-/// the body) or flatten it with [`EncodedMessage::to_bytes`] (the fastest copy for large
-/// bodies) or [`EncodedMessage::to_vec`].
+/// the body) or flatten it with [`EncodedMessage::to_bytes`],
+/// [`EncodedMessage::to_vec`] or [`EncodedMessage::write_into`] (one copy of each piece).
 #[derive(Clone, Debug)]
 pub struct EncodedMessage {
     header: Vec<u8>,
@@ -92,60 +92,28 @@ impl EncodedMessage {
     }
 
     /// Appends the message to `out`.
+    ///
+    /// Each piece is copied once, to wherever `out`'s allocation puts it.
     pub fn write_into(&self, out: &mut Vec<u8>) {
-        out.reserve(self.len());
-        for s in self.slices() {
-            append(out, s);
-        }
+        copy::write_into(out, &self.slices(), self.len());
     }
 
     /// The message as one vector.
+    ///
+    /// Each piece is copied once, to wherever the allocator puts the vector.
     pub fn to_vec(&self) -> Vec<u8> {
-        let mut v = Vec::new();
-        self.write_into(&mut v);
-        v
+        copy::to_vec(&self.slices(), self.len())
     }
 
     /// The message as [`bytes::Bytes`].
     ///
     /// Unlike [`EncodedMessage::to_vec`], this chooses where the message starts in its
-    /// allocation (up to 4 KiB of it stay unused): the largest body buffer lands at the same
-    /// address modulo 4 KiB as its source, so the large copy runs at full memcpy speed
-    /// whatever the source's alignment (see `append` for the case it avoids).
+    /// allocation (up to 4 KiB of it stay unused) so that the copy of the largest body
+    /// buffer is never 4K-aliased (its destination a little ahead of its source modulo the
+    /// 4 KiB page, which can slow a large copy down on some CPUs), whatever the source's
+    /// address.
     pub fn to_bytes(&self) -> bytes::Bytes {
-        // The largest large buffer of the body, and its offset in the message.
-        let mut at = self.header.len();
-        let mut largest: Option<(usize, &[u8])> = None;
-        for p in &self.body {
-            match p {
-                BodyPart::Data(b) => {
-                    if b.len() >= LARGE && largest.map_or(true, |(_, l)| b.len() > l.len()) {
-                        largest = Some((at, b.as_slice()));
-                    }
-                    at += b.len();
-                }
-                BodyPart::Zeros(n) => at += n,
-            }
-        }
-        let Some((offset, src)) = largest else {
-            return self.to_vec().into();
-        };
-        let mut buf = bytes::BytesMut::with_capacity(self.len() + PAGE);
-        let base = buf.as_ptr() as usize;
-        // Skip k bytes so that base + k + offset = src (mod PAGE).
-        let k = (src.as_ptr() as usize)
-            .wrapping_sub(base)
-            .wrapping_sub(offset)
-            % PAGE;
-        buf.put_bytes(0, k);
-        bytes::Buf::advance(&mut buf, k);
-        for s in self.slices() {
-            let dst = (buf.as_ptr() as usize).wrapping_add(buf.len());
-            for piece in s.chunks(piece_len(dst, s)) {
-                buf.extend_from_slice(piece);
-            }
-        }
-        buf.freeze()
+        copy::to_bytes(&self.slices(), self.len())
     }
 
     /// Writes the message with vectored writes (the body is never copied).
@@ -162,41 +130,6 @@ impl EncodedMessage {
             }
         }
         Ok(())
-    }
-}
-
-/// Copies of at least this many bytes check their destination's distance to the source.
-const LARGE: usize = 4 << 20;
-
-/// The page size the distance is taken modulo.
-const PAGE: usize = 4096;
-
-/// Appends `src` to `out` (whose capacity is reserved) at memcpy speed.
-///
-/// For large copies glibc's x86-64 `memcpy` switches to non-temporal stores, which run 2 to
-/// 3 times slower when the destination is a little ahead of the source modulo the page size
-/// (4K aliasing: measured 2.6x at a 64-byte distance, none at 512 and beyond). A message
-/// body lands 64 bytes (the header) past the start of a fresh allocation, which is exactly
-/// such a distance from a page-aligned tensor buffer. Copying in 256 KiB pieces keeps
-/// glibc on its cached-store path, which does not suffer from it (but runs at about 70% of
-/// the non-temporal speed; [`EncodedMessage::to_bytes`] avoids the distance instead).
-fn append(out: &mut Vec<u8>, src: &[u8]) {
-    let dst = (out.as_ptr() as usize).wrapping_add(out.len());
-    for piece in src.chunks(piece_len(dst, src)) {
-        out.extend_from_slice(piece);
-    }
-}
-
-/// The piece length to copy `src` to address `dst` with: all of it, or 256 KiB pieces
-/// when the copy is large and the destination runs 1 to 511 bytes ahead of the source
-/// modulo the page size.
-fn piece_len(dst: usize, src: &[u8]) -> usize {
-    const PIECE: usize = 256 << 10;
-    let distance = dst.wrapping_sub(src.as_ptr() as usize) % PAGE;
-    if src.len() >= LARGE && (1..512).contains(&distance) {
-        PIECE
-    } else {
-        src.len().max(1)
     }
 }
 

@@ -15,7 +15,8 @@
     clippy::panic
 )]
 
-use crate::error::{ErrorKind, Result};
+use super::options::Limits;
+use crate::error::{fail, ErrorKind, Result};
 
 /// The continuation marker that starts every message since Arrow 0.15.
 pub const CONTINUATION: [u8; 4] = [0xFF; 4];
@@ -32,6 +33,24 @@ pub enum Framing {
     Legacy,
 }
 
+/// What the prefix of a message says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MessageHead {
+    /// The framing.
+    pub framing: Framing,
+    /// Bytes of prefix (4 or 8).
+    pub prefix_len: usize,
+    /// Bytes of metadata (flatbuffer + padding) after the prefix.
+    pub metadata_len: usize,
+}
+
+impl MessageHead {
+    /// Offset of the body from the message start.
+    pub fn body_offset(&self) -> usize {
+        self.prefix_len + self.metadata_len
+    }
+}
+
 /// A parsed prefix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Prefix {
@@ -41,19 +60,13 @@ pub enum Prefix {
         len: usize,
     },
     /// A message follows.
-    Message {
-        /// The framing.
-        framing: Framing,
-        /// Bytes of prefix (4 or 8).
-        prefix_len: usize,
-        /// Bytes of metadata (flatbuffer + padding) after the prefix.
-        metadata_len: usize,
-    },
+    Message(MessageHead),
 }
 
-/// Parses the prefix at the start of `bytes`. `Ok(None)` when more bytes are needed (fewer
-/// than 8 given and they do not already decide the prefix).
-pub fn parse_prefix(bytes: &[u8]) -> Result<Option<Prefix>> {
+/// Parses the prefix at the start of `bytes` and refuses a metadata length over
+/// [`Limits::max_metadata_len`]. `Ok(None)` when more bytes are needed: fewer than 4, or
+/// a continuation marker without the 4 length bytes after it.
+pub fn parse_head(bytes: &[u8], limits: &Limits) -> Result<Option<Prefix>> {
     let Some(first) = bytes.get(..4) else {
         return Ok(None);
     };
@@ -69,16 +82,24 @@ pub fn parse_prefix(bytes: &[u8]) -> Result<Option<Prefix>> {
     le.copy_from_slice(len_bytes);
     let len = i32::from_le_bytes(le);
     if len < 0 {
-        return Err(ErrorKind::NegativeMetadataLength(len).into());
+        return fail(ErrorKind::NegativeMetadataLength(len));
     }
     if len == 0 {
         return Ok(Some(Prefix::EndOfStream { len: prefix_len }));
     }
-    Ok(Some(Prefix::Message {
+    let metadata_len = len as usize;
+    if metadata_len > limits.max_metadata_len {
+        return fail(ErrorKind::LimitExceeded {
+            what: "metadata length",
+            value: metadata_len as u64,
+            limit: limits.max_metadata_len as u64,
+        });
+    }
+    Ok(Some(Prefix::Message(MessageHead {
         framing,
         prefix_len,
-        metadata_len: len as usize,
-    }))
+        metadata_len,
+    })))
 }
 
 /// Rounds `n` up to a multiple of `align` (a power of two).

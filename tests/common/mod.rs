@@ -1,14 +1,14 @@
 //! Helpers shared by the hostile-input suites (`tests/malformed.rs`, `tests/limits.rs`,
 //! `tests/validation`, `tests/wire_facts.rs`): the flatbuffer [`craft`] module that builds
 //! messages no encoder of ours would write, small valid base messages, and decoding helpers
-//! that run every reader (`decode_message`, `MessageIter`, `MessageReader`) over the same
-//! bytes.
+//! that run every reader (`decode_message`, `MessageIter`, `MessageReader`, `StreamDecoder`
+//! fed whole, byte by byte and in random chunks) over the same bytes.
 #![allow(dead_code)]
 
 use arrow_buffer::Buffer;
 use arrow_tensor_ipc::{
     decode_message, encode, DecodedMessage, ErrorKind, Message, MessageIter, MessageReader,
-    ReadOptions, Validation, WriteOptions,
+    ReadOptions, StreamDecoder, Validation, WriteOptions,
 };
 
 pub mod craft;
@@ -297,18 +297,119 @@ pub fn iter_first(bytes: &[u8], options: ReadOptions) -> arrow_tensor_ipc::Resul
         .expect("a message, not end of stream")
 }
 
+/// The first message a `StreamDecoder` gives for `chunks` pushed in order (or its first
+/// error, or the error of `finish` when the input ends inside a message).
+fn stream_first<'a>(
+    options: ReadOptions,
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+    push: bool,
+) -> arrow_tensor_ipc::Result<DecodedMessage> {
+    let mut d = StreamDecoder::new(options);
+    for chunk in chunks {
+        if push {
+            d.push(Buffer::from_slice_ref(chunk));
+            if let Some(m) = d.next_message()? {
+                return Ok(m);
+            }
+        } else {
+            let mut rest = chunk;
+            if let Some(m) = d.decode_slice(&mut rest)? {
+                return Ok(m);
+            }
+        }
+        if d.is_finished() {
+            break;
+        }
+    }
+    d.finish()?;
+    panic!("a message, not end of stream")
+}
+
+/// `StreamDecoder::decode` over all of `bytes` in one (aligned) buffer: the zero-copy path.
+pub fn stream_whole(
+    bytes: &[u8],
+    options: ReadOptions,
+) -> arrow_tensor_ipc::Result<DecodedMessage> {
+    let mut d = StreamDecoder::new(options);
+    let mut buf = Buffer::from_slice_ref(bytes);
+    if let Some(m) = d.decode(&mut buf)? {
+        return Ok(m);
+    }
+    d.finish()?;
+    panic!("a message, not end of stream")
+}
+
+/// `StreamDecoder::push`, one byte at a time.
+pub fn stream_bytes(
+    bytes: &[u8],
+    options: ReadOptions,
+) -> arrow_tensor_ipc::Result<DecodedMessage> {
+    stream_first(options, bytes.chunks(1), true)
+}
+
+/// `bytes` cut into pseudo-random chunks of 1 to 97 bytes (splitmix64 from `seed`).
+pub fn random_chunks(bytes: &[u8], seed: u64) -> Vec<&[u8]> {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let n = (1 + next() % 97).min(rest.len() as u64) as usize;
+        let (a, b) = rest.split_at(n);
+        out.push(a);
+        rest = b;
+    }
+    out
+}
+
+/// `StreamDecoder` over random chunkings of `bytes` (several seeds, through `push` and
+/// through `decode_slice`), which must all give the same result.
+pub fn stream_random(
+    bytes: &[u8],
+    options: ReadOptions,
+) -> arrow_tensor_ipc::Result<DecodedMessage> {
+    let runs: Vec<_> = (1..=4u64)
+        .map(|seed| stream_first(options, random_chunks(bytes, seed), seed % 2 == 1))
+        .collect();
+    let shown = |r: &arrow_tensor_ipc::Result<DecodedMessage>| match r {
+        Ok(m) => format!(
+            "Ok({:?}, offset {}, {} bytes)",
+            m.framing,
+            m.offset,
+            m.total_length()
+        ),
+        Err(e) => format!("Err({:?}, {:?})", e.kind(), e.message_offset()),
+    };
+    for r in &runs[1..] {
+        assert_eq!(shown(r), shown(&runs[0]), "chunkings disagree");
+    }
+    runs.into_iter().next().expect("four runs")
+}
+
 /// One way of reading the first message of some bytes.
 pub type Reader = fn(&[u8], ReadOptions) -> arrow_tensor_ipc::Result<DecodedMessage>;
 
-/// The error of each reader (`decode_message`, `MessageIter`, `MessageReader`) on the first
-/// message of `bytes`; panics when one of them decodes it.
+/// Every reader, by name.
+pub const READERS: [(&str, Reader); 6] = [
+    ("decode_message", dec),
+    ("MessageIter", iter_first),
+    ("MessageReader", read),
+    ("StreamDecoder (whole)", stream_whole),
+    ("StreamDecoder (byte by byte)", stream_bytes),
+    ("StreamDecoder (random chunks)", stream_random),
+];
+
+/// The error of each reader (see [`READERS`]) on the first message of `bytes`; panics when
+/// one of them decodes it.
 pub fn all_errors(bytes: &[u8], options: ReadOptions) -> Vec<(&'static str, ErrorKind)> {
-    let runs: [(&'static str, Reader); 3] = [
-        ("decode_message", dec),
-        ("MessageIter", iter_first),
-        ("MessageReader", read),
-    ];
-    runs.into_iter()
+    READERS
+        .into_iter()
         .map(|(api, run)| match run(bytes, options) {
             Ok(m) => panic!("{api} decoded a malformed message: {:?}", m.message),
             Err(e) => {
@@ -341,19 +442,14 @@ pub const DENSE_LIMIT: usize = 1 << 16;
 /// at every position return (errors or values) without panicking, and so does re-encoding.
 pub fn permissive_use_fails(bytes: &[u8], options: ReadOptions) -> Option<DecodedMessage> {
     let options = permissive_of(options);
-    let results = [
-        dec(bytes, options),
-        iter_first(bytes, options),
-        read(bytes, options),
-    ];
+    let results: Vec<_> = READERS.iter().map(|(_, run)| run(bytes, options)).collect();
     let oks = results.iter().filter(|r| r.is_ok()).count();
     assert!(
-        oks == 0 || oks == 3,
+        oks == 0 || oks == results.len(),
         "readers disagree: {:?}",
         results.iter().map(|r| r.as_ref().err()).collect::<Vec<_>>()
     );
-    let [first, ..] = results;
-    let d = first.ok()?;
+    let d = results.into_iter().next()?.ok()?;
     let t = d
         .message
         .as_sparse()
