@@ -67,7 +67,7 @@ impl CooIndex {
                 "a rank-0 COO index has no coordinates".into(),
             ));
         }
-        if ndim != 0 && indices.len() % ndim != 0 {
+        if ndim != 0 && !indices.len().is_multiple_of(ndim) {
             return fail(ErrorKind::CountMismatch {
                 what: format!("COO coordinates (a multiple of ndim = {ndim})"),
                 expected: (indices.len() / ndim * ndim) as u64,

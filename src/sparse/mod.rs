@@ -533,7 +533,7 @@ pub(crate) fn check_structure(
             "row-major strides of shape {shape:?} (they do not fit in an int64)"
         )));
     }
-    if values.len() % w != 0 {
+    if !values.len().is_multiple_of(w) {
         return fail(ErrorKind::InvalidArgument(format!(
             "values buffer of {} bytes is not a whole number of {value_type} values",
             values.len()
