@@ -518,9 +518,11 @@ impl SparseTensor {
 }
 
 /// Checks that every array of `index` has the length the shape and nnz require, that
-/// `values` holds a whole number of values, and that the shape's row-major byte strides fit
-/// in an int64, even when it has no elements, so that the tensor can always be expanded and
-/// written as a dense one (always run, O(ndim): all that memory safety needs).
+/// `values` holds a whole number of values, and, for a shape without elements, that its
+/// row-major byte strides fit in an int64, so that its (empty) dense expansion exists, as
+/// for a dense tensor (always run, O(ndim): all that memory safety needs). A shape with
+/// elements may be far larger than any dense tensor: that is what sparse storage is for,
+/// and expanding it fails with an error instead.
 pub(crate) fn check_structure(
     value_type: ValueType,
     shape: &[usize],
@@ -528,7 +530,7 @@ pub(crate) fn check_structure(
     index: &SparseIndex,
 ) -> Result<()> {
     let w = value_type.byte_width();
-    if crate::tensor::checked_row_major_strides(shape, w).is_none() {
+    if shape.contains(&0) && crate::tensor::checked_row_major_strides(shape, w).is_none() {
         return fail(ErrorKind::Overflow(format!(
             "row-major strides of shape {shape:?} (they do not fit in an int64)"
         )));
