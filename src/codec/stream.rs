@@ -74,7 +74,7 @@ use std::collections::VecDeque;
 /// let mut decoder = StreamDecoder::new(ReadOptions::default());
 /// let mut buf = Buffer::from_vec(stream);
 /// let first = decoder.decode(&mut buf)?.expect("a message");
-/// assert_eq!(first.message.as_tensor().unwrap().values::<i32>(), Some(&[1, 2, 3, 4][..]));
+/// assert_eq!(first.message.as_tensor().unwrap().as_slice::<i32>(), Some(&[1, 2, 3, 4][..]));
 /// assert!(decoder.decode(&mut buf)?.is_some());
 /// assert!(decoder.decode(&mut buf)?.is_none()); // the end-of-stream marker
 /// assert!(decoder.is_finished() && buf.is_empty());
