@@ -23,6 +23,8 @@ mod csx;
 mod fill;
 mod nodes;
 mod parallel;
+#[cfg(test)]
+mod tests;
 
 use super::sparse_to_sparse::validated;
 use crate::error::{fail, ErrorKind, Result};
