@@ -271,6 +271,7 @@ pub(crate) fn check_contents(c: &CooIndex, shape: &[usize]) -> Result<()> {
     crate::dispatch_index!(c.indices.index_type(), I => check_contents_typed::<I>(c, shape))
 }
 
+/// [`check_contents`] for the index types the caller dispatched on.
 fn check_contents_typed<I: NativeIndex>(c: &CooIndex, shape: &[usize]) -> Result<()> {
     let s = crate::sparse::typed_index::<I>(&c.indices)?;
     let (nnz, ndim) = (c.nnz, c.ndim);

@@ -226,6 +226,7 @@ pub(crate) fn check_structure(c: &CsfIndex, ndim: usize, nnz: usize) -> Result<(
     count("CSF leaf count (nnz)", nnz, leaves)
 }
 
+/// Fails with [`ErrorKind::TypeMismatch`] unless every array has the type of the first.
 fn same_type(what: &str, arrays: &[IndexArray]) -> Result<()> {
     let t = common_type(arrays);
     if let Some(a) = arrays.iter().find(|a| a.index_type() != t) {
@@ -246,6 +247,7 @@ pub(crate) fn check_contents(c: &CsfIndex, shape: &[usize]) -> Result<()> {
     })
 }
 
+/// [`check_contents`] for the index types the caller dispatched on.
 fn check_contents_typed<P: NativeIndex, I: NativeIndex>(
     c: &CsfIndex,
     shape: &[usize],

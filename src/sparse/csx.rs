@@ -155,6 +155,7 @@ pub(crate) fn check_contents(c: &CsxIndex, shape: &[usize]) -> Result<()> {
     })
 }
 
+/// [`check_contents`] for the index types the caller dispatched on.
 fn check_contents_typed<P: NativeIndex, I: NativeIndex>(
     c: &CsxIndex,
     shape: &[usize],

@@ -18,6 +18,7 @@ const END: &str = "indptr must end at the number of entries it delimits";
 /// Rule of an indptr entry that points outside the array (found by [`slice_bounds`]).
 const RANGE: &str = "outside 0..=length of the array it points into";
 
+/// The [`ErrorKind::InvalidIndptr`] of the entry at `position` breaking `rule`.
 fn invalid(buffer: BufferId, position: usize, value: i64, rule: &'static str) -> Error {
     ErrorKind::InvalidIndptr {
         buffer,

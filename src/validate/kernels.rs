@@ -309,6 +309,7 @@ fn rows_increasing<I: NativeIndex>(s: &[I], shape: &[usize]) -> bool {
     }
 }
 
+/// [`rows_increasing`] for rank `N`.
 fn rows_increasing_n<I: NativeIndex, const N: usize>(s: &[I], shape: &[usize]) -> bool {
     // Bail out when the cell count overflows u64.
     let mut dims = [0u64; N];
