@@ -104,7 +104,7 @@ pub(super) fn csc_to_dense<T: NativeValue>(
                 let r1 = (r0 + band).min(nrows);
                 out.resize(r1 * ncols, T::ZERO);
                 let seg = &mut out[r0 * ncols..];
-                csc_band(indices, &colptr, &mut cursor, values, r0..r1, ncols, |i, v| {
+                csc_band(indices, &colptr, &mut cursor, values, r0..r1, ncols, move |i, v| {
                     seg[i] = v;
                 });
                 r0 = r1;
@@ -140,9 +140,10 @@ fn csc_rows<'a, T: NativeValue, I: NativeIndex>(
     let mut r0 = rows.start;
     while r0 < rows.end {
         let r1 = (r0 + band).min(rows.end);
-        let base = (r0 - rows.start) * ncols;
+        let (lo, hi) = ((r0 - rows.start) * ncols, (r1 - rows.start) * ncols);
         // Zeroing the band also brings it into the cache before the scattered writes.
-        out.fill_to((r1 - rows.start) * ncols, T::ZERO);
+        out.fill_to(hi, T::ZERO);
+        let mut seg = out.initialised_mut(lo..hi);
         csc_band(
             indices,
             colptr,
@@ -150,8 +151,8 @@ fn csc_rows<'a, T: NativeValue, I: NativeIndex>(
             values,
             r0..r1,
             ncols,
-            |i, v| {
-                out.set(base + i, v);
+            move |i, v| {
+                seg.set(i, v);
             },
         );
         r0 = r1;

@@ -4,11 +4,11 @@
 //! [`fill_parallel`] splits the spare capacity of a new vector into ranges and hands each
 //! to a job as a [`DenseWriter`]. A writer keeps an initialised prefix of its range: its
 //! methods write whole values only, never expose the uninitialised memory, and never
-//! shrink the prefix. A job must return the [`Filled`] proof that only
-//! [`DenseWriter::finish`] makes, and only when the whole range is initialised;
-//! [`fill_parallel`] gives the vector its length once it holds a proof for every range
-//! (and matches each proof to its range), so a job that does not fill its range yields an
-//! error, never a vector exposing uninitialised memory.
+//! shrink the prefix (a [`Written`] part of the prefix only takes whole values). A job
+//! must return the [`Filled`] proof that only [`DenseWriter::finish`] makes, and only when
+//! the whole range is initialised; [`fill_parallel`] gives the vector its length once it
+//! holds a proof for every range (and matches each proof to its range), so a job that does
+//! not fill its range yields an error, never a vector exposing uninitialised memory.
 
 use crate::convert::entries::try_with_capacity;
 use crate::error::{fail, ErrorKind, Result};
@@ -67,6 +67,15 @@ impl<'a, T: Copy> DenseWriter<'a, T> {
         self.buf[..self.init][o] = MaybeUninit::new(v);
     }
 
+    /// Elements `range` of the initialised prefix, to replace values in.
+    ///
+    /// # Panics
+    /// When `range` does not lie within the prefix.
+    #[inline]
+    pub(crate) fn initialised_mut(&mut self, range: std::ops::Range<usize>) -> Written<'_, T> {
+        Written(&mut self.buf[..self.init][range])
+    }
+
     /// The proof that the whole range is initialised, or [`ErrorKind::WorkerFailed`] when
     /// it is not.
     pub(crate) fn finish(self) -> Result<Filled<'a>> {
@@ -78,6 +87,18 @@ impl<'a, T: Copy> DenseWriter<'a, T> {
             len: self.buf.len(),
             _range: PhantomData,
         })
+    }
+}
+
+/// A part of a writer's initialised prefix: values can be replaced, never read or
+/// uninitialised, so the part stays initialised.
+pub(crate) struct Written<'w, T>(&'w mut [MaybeUninit<T>]);
+
+impl<T: Copy> Written<'_, T> {
+    /// Replaces the value at `i` (panics when `i` is out of the part).
+    #[inline(always)]
+    pub(crate) fn set(&mut self, i: usize, v: T) {
+        self.0[i] = MaybeUninit::new(v);
     }
 }
 
@@ -256,12 +277,18 @@ mod tests {
             }));
             assert!(set_ahead.is_err());
             w.set(1, -1.0);
+            let beyond = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                w.initialised_mut(1..3);
+            }));
+            assert!(beyond.is_err());
             w.fill_to(usize::MAX, 0.25);
+            let mut part = w.initialised_mut(3..5);
+            part.set(1, 8.0);
             assert_eq!(w.initialised(), 5);
             w.finish()
         })
         .unwrap();
-        assert_eq!(out, [1.5, -1.0, 0.25, 0.25, 0.25]);
+        assert_eq!(out, [1.5, -1.0, 0.25, 0.25, 8.0]);
     }
 
     #[test]
