@@ -1673,26 +1673,6 @@ fn upstream_hardening_checks() {
 // What we write
 // ---------------------------------------------------------------------------------------
 
-/// Body offsets of every buffer in body order, from our metadata.
-fn written_offsets(m: &fb::Message<'_>) -> Vec<i64> {
-    if let Some(t) = m.header_as_tensor() {
-        return vec![t.data().offset()];
-    }
-    let t = m.header_as_sparse_tensor().unwrap();
-    let mut out = Vec::new();
-    if let Some(c) = t.sparseIndex_as_sparse_tensor_index_coo() {
-        out.push(c.indicesBuffer().offset());
-    } else if let Some(c) = t.sparseIndex_as_sparse_matrix_index_csx() {
-        out.push(c.indptrBuffer().offset());
-        out.push(c.indicesBuffer().offset());
-    } else if let Some(c) = t.sparseIndex_as_sparse_tensor_index_csf() {
-        out.extend(c.indptrBuffers().iter().map(|b| b.offset()));
-        out.extend(c.indicesBuffers().iter().map(|b| b.offset()));
-    }
-    out.push(t.data().offset());
-    out
-}
-
 fn sample_messages() -> Vec<Message> {
     vec![
         Tensor::from_vec(vec![3], vec![1i8, 2, 3]).unwrap().into(),
@@ -1732,7 +1712,7 @@ fn we_write_body_and_every_buffer_at_64_byte_offsets() {
         assert_eq!(bytes.len(), e.len());
         let m = written(&bytes);
         assert_eq!(m.bodyLength() as usize, e.body_length());
-        let offsets = written_offsets(&m);
+        let offsets = common::body_buffer_offsets(&m);
         assert!(offsets.iter().all(|o| o % 64 == 0), "{offsets:?}");
         assert!(
             offsets.windows(2).all(|w| w[0] < w[1]),

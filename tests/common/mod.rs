@@ -496,3 +496,27 @@ pub fn cells(shape: &[usize], max: usize) -> Vec<Vec<usize>> {
     }
     out
 }
+
+/// Body offsets of every buffer of a message, in body order (dense: data; COO: indices,
+/// values; CSX: indptr, indices, values; CSF: every indptr, every indices, values), read
+/// from its metadata.
+pub fn body_buffer_offsets(m: &arrow_tensor_ipc::__private::flatbuf::Message<'_>) -> Vec<i64> {
+    if let Some(t) = m.header_as_tensor() {
+        return vec![t.data().offset()];
+    }
+    let t = m
+        .header_as_sparse_tensor()
+        .expect("a Tensor or SparseTensor message");
+    let mut out = Vec::new();
+    if let Some(c) = t.sparseIndex_as_sparse_tensor_index_coo() {
+        out.push(c.indicesBuffer().offset());
+    } else if let Some(c) = t.sparseIndex_as_sparse_matrix_index_csx() {
+        out.push(c.indptrBuffer().offset());
+        out.push(c.indicesBuffer().offset());
+    } else if let Some(c) = t.sparseIndex_as_sparse_tensor_index_csf() {
+        out.extend(c.indptrBuffers().iter().map(|b| b.offset()));
+        out.extend(c.indicesBuffers().iter().map(|b| b.offset()));
+    }
+    out.push(t.data().offset());
+    out
+}

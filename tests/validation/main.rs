@@ -64,19 +64,14 @@ fn body_offset(bytes: &[u8]) -> usize {
 fn sparse_buffer_offsets(bytes: &[u8]) -> Vec<usize> {
     let len = i32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize;
     let msg = flatbuffers::root::<fb::Message>(&bytes[8..8 + len]).unwrap();
-    let t = msg.header_as_sparse_tensor().unwrap();
-    let mut out = Vec::new();
-    if let Some(c) = t.sparseIndex_as_sparse_tensor_index_coo() {
-        out.push(c.indicesBuffer().offset());
-    } else if let Some(c) = t.sparseIndex_as_sparse_matrix_index_csx() {
-        out.push(c.indptrBuffer().offset());
-        out.push(c.indicesBuffer().offset());
-    } else if let Some(c) = t.sparseIndex_as_sparse_tensor_index_csf() {
-        out.extend(c.indptrBuffers().iter().map(|b| b.offset()));
-        out.extend(c.indicesBuffers().iter().map(|b| b.offset()));
-    }
-    out.push(t.data().offset());
-    let out: Vec<usize> = out.into_iter().map(|o| o as usize).collect();
+    assert!(
+        msg.header_as_sparse_tensor().is_some(),
+        "a sparse tensor message"
+    );
+    let out: Vec<usize> = common::body_buffer_offsets(&msg)
+        .into_iter()
+        .map(|o| o as usize)
+        .collect();
     // What the encoder promises: every buffer at a 64-byte offset, in body order.
     assert!(out.iter().all(|o| o % 64 == 0), "{out:?}");
     assert!(out.windows(2).all(|w| w[0] <= w[1]), "{out:?}");
