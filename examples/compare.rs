@@ -169,7 +169,7 @@ struct Cfg {
 
 impl Cfg {
     fn wants(&self, op: &str) -> bool {
-        self.only.as_deref().map_or(true, |o| op.contains(o))
+        self.only.as_deref().is_none_or(|o| op.contains(o))
     }
 
     /// Fewer reps for big inputs so that the run stays within minutes.

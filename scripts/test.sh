@@ -4,14 +4,10 @@
 #
 #   scripts/test.sh [extra cargo test arguments]
 #
-# Needs: Rust, a C++ compiler (g++), cmake (builds the vendored flatc), python3 with venv.
+# Needs: Rust, a C++ compiler (g++; it builds the vendored flatc and the interop helper),
+# python3 with venv.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-
-if ! command -v cmake >/dev/null 2>&1; then
-  echo "scripts/test.sh: cmake is needed to build the vendored flatc (apt-get install cmake)" >&2
-  exit 1
-fi
 
 want=$(sed -n 's/^pyarrow==//p' tests/interop/requirements.txt)
 if ! .venv/bin/python -c "import pyarrow, sys; sys.exit(pyarrow.__version__ != '$want')" 2>/dev/null; then

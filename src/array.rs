@@ -31,7 +31,7 @@ pub(crate) fn align_buffer(
     body_offset: u64,
     policy: Misaligned,
 ) -> Result<Buffer> {
-    if align <= 1 || buffer.is_empty() || (buffer.as_ptr() as usize) % align == 0 {
+    if align <= 1 || buffer.is_empty() || (buffer.as_ptr() as usize).is_multiple_of(align) {
         return Ok(buffer);
     }
     match policy {
@@ -79,7 +79,7 @@ impl IndexArray {
     /// Fails when the length is not a multiple of the type's width.
     pub fn try_new(index_type: IndexType, buffer: Buffer) -> Result<Self> {
         let w = index_type.byte_width();
-        if buffer.len() % w != 0 {
+        if !buffer.len().is_multiple_of(w) {
             return fail(ErrorKind::InvalidArgument(format!(
                 "buffer of {} bytes is not a whole number of {index_type} values",
                 buffer.len()
@@ -157,6 +157,7 @@ pub(crate) fn typed<T: arrow_buffer::ArrowNativeType>(buffer: &Buffer) -> Option
         // An empty buffer may have a dangling, unaligned pointer: no typed view of it.
         return Some(&[]);
     }
-    let aligned = (buffer.as_ptr() as usize) % std::mem::align_of::<T>() == 0;
-    (aligned && buffer.len() % std::mem::size_of::<T>() == 0).then(|| buffer.typed_data::<T>())
+    let aligned = (buffer.as_ptr() as usize).is_multiple_of(std::mem::align_of::<T>());
+    (aligned && buffer.len().is_multiple_of(std::mem::size_of::<T>()))
+        .then(|| buffer.typed_data::<T>())
 }

@@ -1039,7 +1039,7 @@ fn convert_threads_do_not_change_output() {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            if state % 32 == 0 {
+            if state.is_multiple_of(32) {
                 (state >> 40) as f32
             } else {
                 0.0

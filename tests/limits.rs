@@ -316,6 +316,7 @@ fn to_dense_element_limit() {
     d.strides = Some(vec![0, 0]);
     d.data = (0, 8);
     d.body_len = 8;
+    d.data = (0, 8);
     let bytes = dense_msg(&d, &[7; 8]);
     for (api, e) in all_errors(&bytes, ReadOptions::default()) {
         assert!(

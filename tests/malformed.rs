@@ -1773,6 +1773,41 @@ fn fuzz_finding_reencode_overflowing_strides() {
     assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
 }
 
+/// The fuzz finding `sparse-empty-overflowing-strides`: a sparse tensor without elements
+/// whose row-major strides do not fit in an int64 decoded, and then could not be expanded
+/// (or written) as a dense tensor. Refused like the dense case, in every mode.
+#[test]
+fn empty_sparse_tensor_with_overflowing_row_major_strides() {
+    let huge = 3_602_879_701_896_396_803;
+    rejects_structure!(
+        coo_msg(&[0, huge], &[], I32, &[], true),
+        ErrorKind::Overflow(ref what) if what.contains("row-major strides")
+    );
+    // Built in memory: refused too.
+    let e =
+        SparseTensor::coo(&[0, huge as usize], Vec::<i32>::new(), Vec::<f32>::new()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
+    // The largest such shape whose strides fit decodes, expands and re-encodes.
+    let fits = i64::MAX / 4;
+    let d = dec(
+        &coo_msg(&[0, fits], &[], I32, &[], true),
+        ReadOptions::strict(),
+    )
+    .unwrap();
+    let t = d.message.as_sparse().unwrap();
+    assert_eq!(t.to_dense().unwrap().len(), 0);
+    dec(&common::enc(t.clone()), ReadOptions::strict()).unwrap();
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/corpus/decode_one/finding-sparse-empty-overflowing-strides"
+    ))
+    .unwrap();
+    for options in [ReadOptions::strict(), ReadOptions::permissive()] {
+        let e = dec(&bytes, options).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
+    }
+}
+
 // =======================================================================================
 // Buffers
 // =======================================================================================
@@ -2059,7 +2094,7 @@ fn misaligned_buffers_with_misaligned_error() {
     // the zero-copy readers see it (MessageReader copies the body into aligned memory).
     let (d, body) = crafted_dense();
     let mut meta = craft::dense(&d);
-    if meta.len() % 2 == 0 {
+    if meta.len().is_multiple_of(2) {
         meta.push(0);
     }
     let bytes = craft::frame(&meta, &body, true, 1);

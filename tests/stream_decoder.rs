@@ -160,7 +160,7 @@ fn by_reader(bytes: &[u8], options: ReadOptions) -> Vec<String> {
                 return out;
             }
             Err(e) => {
-                out.push(format!("error {:?} at {:?}", e.kind(), e.message_offset()));
+                out.push(failure(&e));
                 return out;
             }
         }
@@ -179,7 +179,7 @@ fn by_push<'a>(chunks: impl IntoIterator<Item = &'a [u8]>, options: ReadOptions)
                 Ok(Some(m)) => out.push(summary(&m)),
                 Ok(None) => break,
                 Err(e) => {
-                    out.push(format!("error {:?} at {:?}", e.kind(), e.message_offset()));
+                    out.push(failure(&e));
                     return out;
                 }
             }
@@ -187,9 +187,14 @@ fn by_push<'a>(chunks: impl IntoIterator<Item = &'a [u8]>, options: ReadOptions)
     }
     match d.finish() {
         Ok(()) => out.push(format!("end at {}", d.offset())),
-        Err(e) => out.push(format!("error {:?} at {:?}", e.kind(), e.message_offset())),
+        Err(e) => out.push(failure(&e)),
     }
     out
+}
+
+/// How an error shows in a summary: its kind and the offset of the message it names.
+fn failure(e: &arrow_tensor_ipc::Error) -> String {
+    format!("error {:?} at {:?}", e.kind(), e.message_offset())
 }
 
 /// The same through `decode_slice`.
@@ -210,7 +215,7 @@ fn by_decode_slice<'a>(
                     break;
                 }
                 Err(e) => {
-                    out.push(format!("error {:?} at {:?}", e.kind(), e.message_offset()));
+                    out.push(failure(&e));
                     return out;
                 }
             }
@@ -218,7 +223,7 @@ fn by_decode_slice<'a>(
     }
     match d.finish() {
         Ok(()) => out.push(format!("end at {}", d.offset())),
-        Err(e) => out.push(format!("error {:?} at {:?}", e.kind(), e.message_offset())),
+        Err(e) => out.push(failure(&e)),
     }
     out
 }

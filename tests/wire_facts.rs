@@ -16,374 +16,16 @@ use arrow_tensor_ipc::{
 };
 use flatbuffers::{FlatBufferBuilder, WIPOffset};
 
-#[allow(dead_code)]
-mod craft {
-    use arrow_tensor_ipc::__private::flatbuf as fb;
-    use flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
+mod common;
 
-    /// A value type as the message states it.
-    #[derive(Clone, Copy, Debug)]
-    pub enum Vt {
-        Int(i32, bool),
-        Float(i16),
-        Utf8,
-        Bool,
-        Decimal,
-        /// An arbitrary `Type` discriminant (with an Int table as the union value).
-        Raw(u8),
-    }
-
-    pub type IntT = (i32, bool);
-
-    pub fn vt(fbb: &mut FlatBufferBuilder<'_>, v: Vt) -> (fb::Type, WIPOffset<UnionWIPOffset>) {
-        match v {
-            Vt::Int(bits, signed) => (fb::Type::Int, int(fbb, (bits, signed)).as_union_value()),
-            Vt::Float(p) => (
-                fb::Type::FloatingPoint,
-                fb::FloatingPoint::create(
-                    fbb,
-                    &fb::FloatingPointArgs {
-                        precision: fb::Precision(p),
-                    },
-                )
-                .as_union_value(),
-            ),
-            Vt::Utf8 => (
-                fb::Type::Utf8,
-                fb::Utf8::create(fbb, &fb::Utf8Args {}).as_union_value(),
-            ),
-            Vt::Bool => (
-                fb::Type::Bool,
-                fb::Bool::create(fbb, &fb::BoolArgs {}).as_union_value(),
-            ),
-            Vt::Decimal => (
-                fb::Type::Decimal,
-                fb::Decimal::create(
-                    fbb,
-                    &fb::DecimalArgs {
-                        precision: 10,
-                        scale: 2,
-                        bitWidth: 128,
-                    },
-                )
-                .as_union_value(),
-            ),
-            Vt::Raw(t) => (fb::Type(t), int(fbb, (32, true)).as_union_value()),
-        }
-    }
-
-    pub fn int<'a>(fbb: &mut FlatBufferBuilder<'a>, t: IntT) -> WIPOffset<fb::Int<'a>> {
-        fb::Int::create(
-            fbb,
-            &fb::IntArgs {
-                bitWidth: t.0,
-                is_signed: t.1,
-            },
-        )
-    }
-
-    type Dims<'a> =
-        WIPOffset<flatbuffers::Vector<'a, flatbuffers::ForwardsUOffset<fb::TensorDim<'a>>>>;
-
-    pub fn dims<'a>(
-        fbb: &mut FlatBufferBuilder<'a>,
-        shape: &[i64],
-        names: &[Option<&str>],
-    ) -> Dims<'a> {
-        let offs: Vec<_> = shape
-            .iter()
-            .enumerate()
-            .map(|(i, &d)| {
-                let name = names
-                    .get(i)
-                    .copied()
-                    .flatten()
-                    .map(|n| fbb.create_string(n));
-                fb::TensorDim::create(fbb, &fb::TensorDimArgs { size_: d, name })
-            })
-            .collect();
-        fbb.create_vector(&offs)
-    }
-
-    fn buf(b: (i64, i64)) -> fb::Buffer {
-        fb::Buffer::new(b.0, b.1)
-    }
-
-    #[derive(Clone, Debug)]
-    pub enum Index {
-        Coo {
-            ty: IntT,
-            strides: Option<Vec<i64>>,
-            buf: (i64, i64),
-            canonical: bool,
-        },
-        Csx {
-            axis: i16,
-            ptr_ty: IntT,
-            ptr: (i64, i64),
-            idx_ty: IntT,
-            idx: (i64, i64),
-        },
-        Csf {
-            ptr_ty: IntT,
-            ptrs: Vec<(i64, i64)>,
-            idx_ty: IntT,
-            idxs: Vec<(i64, i64)>,
-            order: Vec<i32>,
-        },
-        /// An unknown SparseTensorIndex discriminant (an Int table as the union value).
-        Unknown(u8),
-    }
-
-    #[derive(Clone, Debug)]
-    pub struct Sparse {
-        pub version: i16,
-        pub vt: Vt,
-        pub shape: Vec<i64>,
-        pub names: Vec<Option<&'static str>>,
-        pub nnz: i64,
-        pub index: Index,
-        pub data: (i64, i64),
-        pub body_len: i64,
-        pub custom_metadata: bool,
-    }
-
-    #[derive(Clone, Debug)]
-    pub struct Dense {
-        pub version: i16,
-        pub vt: Vt,
-        pub shape: Vec<i64>,
-        pub names: Vec<Option<&'static str>>,
-        pub strides: Option<Vec<i64>>,
-        pub data: (i64, i64),
-        pub body_len: i64,
-        pub custom_metadata: bool,
-    }
-
-    pub fn finish(
-        mut fbb: FlatBufferBuilder<'_>,
-        version: i16,
-        header_type: fb::MessageHeader,
-        header: Option<WIPOffset<UnionWIPOffset>>,
-        body_len: i64,
-        custom_metadata: bool,
-    ) -> Vec<u8> {
-        let custom_metadata = custom_metadata.then(|| {
-            let key = fbb.create_string("producer");
-            let value = fbb.create_string("test");
-            let kv = fb::KeyValue::create(
-                &mut fbb,
-                &fb::KeyValueArgs {
-                    key: Some(key),
-                    value: Some(value),
-                },
-            );
-            fbb.create_vector(&[kv])
-        });
-        let m = fb::Message::create(
-            &mut fbb,
-            &fb::MessageArgs {
-                version: fb::MetadataVersion(version),
-                header_type,
-                header,
-                bodyLength: body_len,
-                custom_metadata,
-            },
-        );
-        fbb.finish(m, None);
-        fbb.finished_data().to_vec()
-    }
-
-    pub fn sparse(s: &Sparse) -> Vec<u8> {
-        let mut fbb = FlatBufferBuilder::new();
-        let (index_type, index) = match &s.index {
-            Index::Coo {
-                ty,
-                strides,
-                buf: b,
-                canonical,
-            } => {
-                let t = int(&mut fbb, *ty);
-                let strides = strides.as_ref().map(|st| fbb.create_vector(st));
-                let b = buf(*b);
-                let coo = fb::SparseTensorIndexCOO::create(
-                    &mut fbb,
-                    &fb::SparseTensorIndexCOOArgs {
-                        indicesType: Some(t),
-                        indicesStrides: strides,
-                        indicesBuffer: Some(&b),
-                        isCanonical: *canonical,
-                    },
-                );
-                (
-                    fb::SparseTensorIndex::SparseTensorIndexCOO,
-                    coo.as_union_value(),
-                )
-            }
-            Index::Csx {
-                axis,
-                ptr_ty,
-                ptr,
-                idx_ty,
-                idx,
-            } => {
-                let pt = int(&mut fbb, *ptr_ty);
-                let it = int(&mut fbb, *idx_ty);
-                let (pb, ib) = (buf(*ptr), buf(*idx));
-                let csx = fb::SparseMatrixIndexCSX::create(
-                    &mut fbb,
-                    &fb::SparseMatrixIndexCSXArgs {
-                        compressedAxis: fb::SparseMatrixCompressedAxis(*axis),
-                        indptrType: Some(pt),
-                        indptrBuffer: Some(&pb),
-                        indicesType: Some(it),
-                        indicesBuffer: Some(&ib),
-                    },
-                );
-                (
-                    fb::SparseTensorIndex::SparseMatrixIndexCSX,
-                    csx.as_union_value(),
-                )
-            }
-            Index::Csf {
-                ptr_ty,
-                ptrs,
-                idx_ty,
-                idxs,
-                order,
-            } => {
-                let pt = int(&mut fbb, *ptr_ty);
-                let it = int(&mut fbb, *idx_ty);
-                let ptrs: Vec<fb::Buffer> = ptrs.iter().map(|b| buf(*b)).collect();
-                let idxs: Vec<fb::Buffer> = idxs.iter().map(|b| buf(*b)).collect();
-                let ptrs = fbb.create_vector(&ptrs);
-                let idxs = fbb.create_vector(&idxs);
-                let order = fbb.create_vector(order);
-                let csf = fb::SparseTensorIndexCSF::create(
-                    &mut fbb,
-                    &fb::SparseTensorIndexCSFArgs {
-                        indptrType: Some(pt),
-                        indptrBuffers: Some(ptrs),
-                        indicesType: Some(it),
-                        indicesBuffers: Some(idxs),
-                        axisOrder: Some(order),
-                    },
-                );
-                (
-                    fb::SparseTensorIndex::SparseTensorIndexCSF,
-                    csf.as_union_value(),
-                )
-            }
-            Index::Unknown(d) => (
-                fb::SparseTensorIndex(*d),
-                int(&mut fbb, (32, true)).as_union_value(),
-            ),
-        };
-        let (type_type, type_) = vt(&mut fbb, s.vt);
-        let shape = dims(&mut fbb, &s.shape, &s.names);
-        let data = buf(s.data);
-        let t = fb::SparseTensor::create(
-            &mut fbb,
-            &fb::SparseTensorArgs {
-                type_type,
-                type_: Some(type_),
-                shape: Some(shape),
-                non_zero_length: s.nnz,
-                sparseIndex_type: index_type,
-                sparseIndex: Some(index),
-                data: Some(&data),
-            },
-        );
-        finish(
-            fbb,
-            s.version,
-            fb::MessageHeader::SparseTensor,
-            Some(t.as_union_value()),
-            s.body_len,
-            s.custom_metadata,
-        )
-    }
-
-    pub fn dense(d: &Dense) -> Vec<u8> {
-        let mut fbb = FlatBufferBuilder::new();
-        let (type_type, type_) = vt(&mut fbb, d.vt);
-        let shape = dims(&mut fbb, &d.shape, &d.names);
-        let strides = d.strides.as_ref().map(|s| fbb.create_vector(s));
-        let data = buf(d.data);
-        let t = fb::Tensor::create(
-            &mut fbb,
-            &fb::TensorArgs {
-                type_type,
-                type_: Some(type_),
-                shape: Some(shape),
-                strides,
-                data: Some(&data),
-            },
-        );
-        finish(
-            fbb,
-            d.version,
-            fb::MessageHeader::Tensor,
-            Some(t.as_union_value()),
-            d.body_len,
-            d.custom_metadata,
-        )
-    }
-
-    /// A message whose header is a RecordBatch, a Schema, or an arbitrary discriminant.
-    pub fn other_header(header_type: fb::MessageHeader) -> Vec<u8> {
-        let mut fbb = FlatBufferBuilder::new();
-        let header = match header_type {
-            fb::MessageHeader::RecordBatch => Some(
-                fb::RecordBatch::create(&mut fbb, &fb::RecordBatchArgs::default()).as_union_value(),
-            ),
-            fb::MessageHeader::Schema => {
-                Some(fb::Schema::create(&mut fbb, &fb::SchemaArgs::default()).as_union_value())
-            }
-            fb::MessageHeader::NONE => None,
-            _ => Some(int(&mut fbb, (32, true)).as_union_value()),
-        };
-        finish(fbb, 4, header_type, header, 0, false)
-    }
-
-    /// Frames metadata and body: continuation or legacy prefix, prefix + metadata padded to
-    /// a multiple of `align`.
-    pub fn frame(meta: &[u8], body: &[u8], continuation: bool, align: usize) -> Vec<u8> {
-        let prefix = if continuation { 8 } else { 4 };
-        let header = (prefix + meta.len()).div_ceil(align) * align;
-        let mut out = Vec::with_capacity(header + body.len());
-        if continuation {
-            out.extend_from_slice(&[0xFF; 4]);
-        }
-        out.extend_from_slice(&((header - prefix) as i32).to_le_bytes());
-        out.extend_from_slice(meta);
-        out.resize(header, 0);
-        out.extend_from_slice(body);
-        out
-    }
-
-    /// Little-endian bytes of integers truncated to `w` bytes each.
-    pub fn ints(v: &[i64], w: usize) -> Vec<u8> {
-        v.iter()
-            .flat_map(|x| x.to_le_bytes()[..w].to_vec())
-            .collect()
-    }
-
-    pub fn f32s(v: &[f32]) -> Vec<u8> {
-        v.iter().flat_map(|x| x.to_le_bytes()).collect()
-    }
-}
-
-use craft::{Index, Vt};
+use common::craft::{self, Index, Vt, I32, I64};
 
 // ---------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------
 
-const I32: craft::IntT = (32, true);
-const I64: craft::IntT = (64, true);
-
 fn dec_with(bytes: &[u8], options: ReadOptions) -> arrow_tensor_ipc::Result<DecodedMessage> {
+    common::seeds::record(bytes);
     decode_message(&bytes::Bytes::copy_from_slice(bytes), &options)
         .map(|m| m.expect("a message, not end of stream"))
 }
@@ -744,7 +386,12 @@ fn message_without(sparse: bool, missing: &str) -> Vec<u8> {
     let mut fbb = FlatBufferBuilder::new();
     let int = craft::int(&mut fbb, I32);
     let shape = craft::dims(&mut fbb, &[2, 2], &[]);
-    let data = fb::Buffer::new(8, 8);
+    // Sparse values follow the 8-byte COO index; dense values fill the body.
+    let data = if sparse {
+        fb::Buffer::new(8, 8)
+    } else {
+        fb::Buffer::new(0, 16)
+    };
     let index = if sparse {
         let t = craft::int(&mut fbb, I32);
         let strides = fbb.create_vector(&[8i64, 4]);
@@ -1201,13 +848,27 @@ fn we_write_strides_and_names_always() {
 }
 
 #[test]
-fn dense_tensor_data_field_is_ignored() {
+fn dense_tensor_data_is_checked_strictly_and_read_from_the_body_permissively() {
+    // Arrow C++ reads the values from the start of the body whatever `Tensor.data` says;
+    // our permissive mode does the same, strict mode refuses a region that cannot hold
+    // the tensor.
     let body = craft::ints(&[5, 6, 7], 2);
     for data in [(1000, 5), (0, 0), (-4, 2)] {
         let mut spec = arrow_dense_spec(Vt::Int(16, true), &[3], &[2], 6);
         spec.data = data;
-        let d = dec(&arrow_dense(&spec, &body));
+        let bytes = arrow_dense(&spec, &body);
+        let d = dec_with(&bytes, ReadOptions::permissive()).expect("permissive decoding");
         assert_eq!(dn(&d).to_vec::<i16>().unwrap(), vec![5, 6, 7], "{data:?}");
+        let e = dec_err(&bytes);
+        assert!(
+            matches!(
+                e,
+                ErrorKind::BufferOutOfBody { .. }
+                    | ErrorKind::BufferTooShort { .. }
+                    | ErrorKind::Negative { .. }
+            ),
+            "{data:?}: {e}"
+        );
     }
 }
 
@@ -2012,26 +1673,6 @@ fn upstream_hardening_checks() {
 // What we write
 // ---------------------------------------------------------------------------------------
 
-/// Body offsets of every buffer in body order, from our metadata.
-fn written_offsets(m: &fb::Message<'_>) -> Vec<i64> {
-    if let Some(t) = m.header_as_tensor() {
-        return vec![t.data().offset()];
-    }
-    let t = m.header_as_sparse_tensor().unwrap();
-    let mut out = Vec::new();
-    if let Some(c) = t.sparseIndex_as_sparse_tensor_index_coo() {
-        out.push(c.indicesBuffer().offset());
-    } else if let Some(c) = t.sparseIndex_as_sparse_matrix_index_csx() {
-        out.push(c.indptrBuffer().offset());
-        out.push(c.indicesBuffer().offset());
-    } else if let Some(c) = t.sparseIndex_as_sparse_tensor_index_csf() {
-        out.extend(c.indptrBuffers().iter().map(|b| b.offset()));
-        out.extend(c.indicesBuffers().iter().map(|b| b.offset()));
-    }
-    out.push(t.data().offset());
-    out
-}
-
 fn sample_messages() -> Vec<Message> {
     vec![
         Tensor::from_vec(vec![3], vec![1i8, 2, 3]).unwrap().into(),
@@ -2071,7 +1712,7 @@ fn we_write_body_and_every_buffer_at_64_byte_offsets() {
         assert_eq!(bytes.len(), e.len());
         let m = written(&bytes);
         assert_eq!(m.bodyLength() as usize, e.body_length());
-        let offsets = written_offsets(&m);
+        let offsets = common::body_buffer_offsets(&m);
         assert!(offsets.iter().all(|o| o % 64 == 0), "{offsets:?}");
         assert!(
             offsets.windows(2).all(|w| w[0] < w[1]),

@@ -65,7 +65,7 @@ pub(super) fn to_bytes(pieces: &[&[u8]], len: usize) -> bytes::Bytes {
     let mut at = 0;
     let mut largest: Option<(usize, &[u8])> = None;
     for p in pieces {
-        if p.len() >= LARGE && largest.map_or(true, |(_, l)| p.len() > l.len()) {
+        if p.len() >= LARGE && largest.is_none_or(|(_, l)| p.len() > l.len()) {
             largest = Some((at, p));
         }
         at += p.len();

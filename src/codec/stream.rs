@@ -143,7 +143,7 @@ impl<'a> Input<'a> {
     fn take_shared(&mut self, n: usize) -> Option<Buffer> {
         let owner = self.owner?;
         let rest = self.rest();
-        if rest.len() < n || (rest.as_ptr() as usize) % SHARED_ALIGN != 0 {
+        if rest.len() < n || !(rest.as_ptr() as usize).is_multiple_of(SHARED_ALIGN) {
             return None;
         }
         let b = owner.slice_with_length(self.pos, n);

@@ -59,8 +59,8 @@ fn element_view(t: &Tensor) -> (Buffer, Vec<usize>) {
         .iter()
         .zip(t.strides())
         .all(|(&d, &s)| d <= 1 || s % w == 0);
-    let aligned = data.is_empty() || (data.as_ptr() as usize) % w == 0;
-    if strides_whole && aligned && data.len() % w == 0 {
+    let aligned = data.is_empty() || (data.as_ptr() as usize).is_multiple_of(w);
+    if strides_whole && aligned && data.len().is_multiple_of(w) {
         let es = t
             .shape()
             .iter()

@@ -45,20 +45,22 @@ pub(crate) fn needs_wide(shape: &[usize]) -> Result<bool> {
     Ok(max_coord > i32::MAX as u64)
 }
 
-/// A vector of `len` copies of `fill`, or an error (instead of an abort) when the memory
-/// cannot be had.
-pub(crate) fn try_vec<T: Clone>(len: usize, fill: T, what: &str) -> Result<Vec<T>> {
+/// A vector of `len` copies of `fill`, or [`ErrorKind::AllocationFailed`] (instead of an
+/// abort) when the memory cannot be had.
+pub(crate) fn try_vec<T: Clone>(len: usize, fill: T, what: &'static str) -> Result<Vec<T>> {
     let mut v = try_with_capacity(len, what)?;
     v.resize(len, fill);
     Ok(v)
 }
 
-/// An empty vector with room for `len` elements, or an error.
-pub(crate) fn try_with_capacity<T>(len: usize, what: &str) -> Result<Vec<T>> {
+/// An empty vector with room for `len` elements, or [`ErrorKind::AllocationFailed`].
+pub(crate) fn try_with_capacity<T>(len: usize, what: &'static str) -> Result<Vec<T>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| {
-        ErrorKind::InvalidArgument(format!("cannot allocate {len} elements for {what}"))
-    })?;
+    v.try_reserve_exact(len)
+        .map_err(|_| ErrorKind::AllocationFailed {
+            what,
+            bytes: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+        })?;
     Ok(v)
 }
 

@@ -10,7 +10,7 @@
 //! order, a canonical COO).
 //!
 //! ```
-//! use arrow_tensor_ipc::convert::{self, ConvertOptions};
+//! use arrow_tensor_ipc::{convert, ConvertOptions};
 //! use arrow_tensor_ipc::{IndexType, SparseFormat, Tensor};
 //!
 //! let dense = Tensor::from_vec(vec![2, 3], vec![0.0f64, 1.5, 0.0, -2.0, 0.0, 4.0])?;

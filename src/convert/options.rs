@@ -50,7 +50,7 @@ impl CsfAxisOrder {
 /// Options of the conversions in [`crate::convert`].
 ///
 /// ```
-/// use arrow_tensor_ipc::convert::{ConvertOptions, CsfAxisOrder};
+/// use arrow_tensor_ipc::{ConvertOptions, CsfAxisOrder};
 /// use arrow_tensor_ipc::IndexType;
 /// let opts = ConvertOptions::default()
 ///     .with_index_type(IndexType::Int64)

@@ -3,6 +3,7 @@
 use crate::array::IndexArray;
 use crate::error::{fail, BufferId, ErrorKind, Result};
 use crate::types::NativeIndex;
+use crate::validate::kernels::{self, count};
 
 /// How the nnz x ndim coordinate matrix is laid out in its buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -66,7 +67,7 @@ impl CooIndex {
                 "a rank-0 COO index has no coordinates".into(),
             ));
         }
-        if ndim != 0 && indices.len() % ndim != 0 {
+        if ndim != 0 && !indices.len().is_multiple_of(ndim) {
             return fail(ErrorKind::CountMismatch {
                 what: format!("COO coordinates (a multiple of ndim = {ndim})"),
                 expected: (indices.len() / ndim * ndim) as u64,
@@ -248,4 +249,58 @@ pub(crate) fn find(index: &CooIndex, coords: &[usize], sorted: bool) -> Vec<usiz
             (0..nnz).filter(|&i| matches(i) == std::cmp::Ordering::Equal).collect()
         }
     })
+}
+
+// Validation rules of the layout (dispatched by `sparse::check_structure` and
+// `sparse::check_contents`), built from the kernels of `crate::validate`.
+
+/// Structure: the index has one column per dimension and one row per stored value.
+pub(crate) fn check_structure(c: &CooIndex, ndim: usize, nnz: usize) -> Result<()> {
+    count("COO index dimensions", ndim, c.ndim)?;
+    count("COO entries (nnz)", nnz, c.nnz)?;
+    let cells = nnz
+        .checked_mul(ndim)
+        .ok_or_else(|| ErrorKind::Overflow("COO nnz x ndim".into()))?;
+    count("COO coordinates (nnz x ndim)", cells, c.indices.len())
+}
+
+/// Contents: every coordinate below its dimension's size, and, when the index is flagged
+/// canonical, the entries strictly increasing in row-major order. Assumes
+/// [`check_structure`] passed.
+pub(crate) fn check_contents(c: &CooIndex, shape: &[usize]) -> Result<()> {
+    crate::dispatch_index!(c.indices.index_type(), I => check_contents_typed::<I>(c, shape))
+}
+
+/// [`check_contents`] for the index types the caller dispatched on.
+fn check_contents_typed<I: NativeIndex>(c: &CooIndex, shape: &[usize]) -> Result<()> {
+    let s = crate::sparse::typed_index::<I>(&c.indices)?;
+    let (nnz, ndim) = (c.nnz, c.ndim);
+    // Row-major: whether the fused scan found the rows strictly increasing.
+    let mut sorted_known = false;
+    match c.order {
+        CooOrder::RowMajor => {
+            let (in_bounds, increasing) = kernels::coo_row_major_scan(s, shape, c.is_canonical);
+            sorted_known = increasing;
+            if !in_bounds {
+                kernels::check_rows_in_bounds(s, shape, BufferId::CooIndices)?;
+            }
+        }
+        CooOrder::ColumnMajor => {
+            for (d, &bound) in shape.iter().enumerate() {
+                let col = s.get(d * nnz..(d + 1) * nnz).unwrap_or_default();
+                kernels::check_bounds(col, bound, d, BufferId::CooIndices)
+                    .map_err(|e| kernels::shift_position(e, d * nnz))?;
+            }
+        }
+    }
+    if c.is_canonical && !sorted_known {
+        if let Some(i) = first_unsorted(s, nnz, ndim, c.order) {
+            return fail(ErrorKind::NotIncreasing {
+                buffer: BufferId::CooIndices,
+                position: i as u64,
+                rule: "isCanonical requires strictly increasing row-major coordinates",
+            });
+        }
+    }
+    Ok(())
 }

@@ -1,8 +1,12 @@
 //! Compressed sparse row / column (CSX) index of a matrix.
 
 use crate::array::IndexArray;
-use crate::error::{BufferId, ErrorKind, Result};
+use crate::error::{fail, BufferId, ErrorKind, Result};
 use crate::types::NativeIndex;
+use crate::validate::indptr;
+// The indptr rules of the permissive walks and lookups, shared with CSF.
+pub(crate) use crate::validate::indptr::{check_ends, slice_bounds};
+use crate::validate::kernels::{self, count};
 
 /// Which axis a CSX index compresses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,69 +60,6 @@ impl CsxIndex {
     pub fn indices(&self) -> &IndexArray {
         &self.indices
     }
-}
-
-/// Reads the range of outer slot `r` with the checks a permissive reader needs.
-#[inline]
-pub(crate) fn slice_bounds<P: NativeIndex>(
-    indptr: &[P],
-    r: usize,
-    limit: usize,
-    buffer: BufferId,
-) -> Result<(usize, usize)> {
-    let get = |p: usize| -> Result<usize> {
-        let v = indptr.get(p).map_or(-1, |v| v.as_index());
-        if v < 0 || v as u64 > limit as u64 {
-            return Err(ErrorKind::InvalidIndptr {
-                buffer,
-                position: p as u64,
-                value: v,
-                rule: "outside 0..=length of the array it points into",
-            }
-            .into());
-        }
-        Ok(v as usize)
-    };
-    let (a, b) = (get(r)?, get(r + 1)?);
-    if a > b {
-        return Err(ErrorKind::InvalidIndptr {
-            buffer,
-            position: r as u64 + 1,
-            value: b as i64,
-            rule: "indptr must be non-decreasing",
-        }
-        .into());
-    }
-    Ok((a, b))
-}
-
-/// Checks that `indptr` starts at 0 and ends at `len`: with every slice non-decreasing
-/// (checked slice by slice), the slices then cover `0..len` exactly once. A permissive
-/// walk checks this first, so that it reports bad index data instead of silently skipping
-/// stored values.
-#[inline]
-pub(crate) fn check_ends<P: NativeIndex>(indptr: &[P], len: usize, buffer: BufferId) -> Result<()> {
-    let first = indptr.first().map_or(0, |v| v.as_index());
-    if first != 0 {
-        return Err(ErrorKind::InvalidIndptr {
-            buffer,
-            position: 0,
-            value: first,
-            rule: "indptr must start at 0",
-        }
-        .into());
-    }
-    let last = indptr.last().map_or(0, |v| v.as_index());
-    if usize::try_from(last).ok() != Some(len) {
-        return Err(ErrorKind::InvalidIndptr {
-            buffer,
-            position: indptr.len().saturating_sub(1) as u64,
-            value: last,
-            rule: "indptr must end at the number of entries it delimits",
-        }
-        .into());
-    }
-    Ok(())
 }
 
 /// Visits every stored value: `f(coords, position)`.
@@ -183,4 +124,56 @@ pub(crate) fn find(index: &CsxIndex, coords: &[usize], sorted: bool) -> Result<V
             Ok(crate::sparse::search(slice, c, sorted).into_iter().map(|k| a + k).collect())
         })
     })
+}
+
+// Validation rules of the layout (dispatched by `sparse::check_structure` and
+// `sparse::check_contents`), built from the kernels of `crate::validate`.
+
+/// Structure: a matrix, an indptr entry per compressed slot plus one, an indices entry per
+/// stored value.
+pub(crate) fn check_structure(c: &CsxIndex, shape: &[usize], nnz: usize) -> Result<()> {
+    if shape.len() != 2 {
+        return fail(ErrorKind::InvalidRank {
+            layout: "CSR/CSC",
+            needed: "rank 2",
+            rank: shape.len(),
+        });
+    }
+    let outer = kernels::dim_size(shape, c.axis.dim());
+    let n = outer
+        .checked_add(1)
+        .ok_or_else(|| ErrorKind::Overflow("indptr length".into()))?;
+    count("CSX indptr entries (shape[axis] + 1)", n, c.indptr.len())?;
+    count("CSX indices entries (nnz)", nnz, c.indices.len())
+}
+
+/// Contents, in this order: the indptr rules, every index below the other dimension's
+/// size, indices strictly increasing within each slice. Assumes [`check_structure`] passed.
+pub(crate) fn check_contents(c: &CsxIndex, shape: &[usize]) -> Result<()> {
+    crate::dispatch_index!(c.indptr.index_type(), P => {
+        crate::dispatch_index!(c.indices.index_type(), I => check_contents_typed::<P, I>(c, shape))
+    })
+}
+
+/// [`check_contents`] for the index types the caller dispatched on.
+fn check_contents_typed<P: NativeIndex, I: NativeIndex>(
+    c: &CsxIndex,
+    shape: &[usize],
+) -> Result<()> {
+    let indptr = crate::sparse::typed_index::<P>(&c.indptr)?;
+    let indices = crate::sparse::typed_index::<I>(&c.indices)?;
+    indptr::check_indptr(indptr, indices.len(), BufferId::CsxIndptr)?;
+    let inner = 1 - c.axis.dim();
+    let bound = kernels::dim_size(shape, inner);
+    let scan = kernels::scan_values(indices, bound as u64, indptr);
+    if !scan.in_bounds {
+        kernels::check_bounds(indices, bound, inner, BufferId::CsxIndices)?;
+    }
+    kernels::check_sorted_slices(
+        indptr,
+        indices,
+        &scan,
+        BufferId::CsxIndices,
+        "indices must strictly increase within a row (column)",
+    )
 }

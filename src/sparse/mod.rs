@@ -1,4 +1,9 @@
 //! The [`SparseTensor`] model and its three index layouts.
+//!
+//! Each layout module holds its index type, its walks and lookups, and its validation
+//! rules (structure and contents), built from the slice-level kernels and indptr rules of
+//! `crate::validate`; [`check_structure`] and [`check_contents`] dispatch to them. The
+//! dependency goes one way: the model uses `validate`, never the reverse.
 
 // The decode path handles untrusted bytes: no panicking shortcuts (enforced by clippy in CI).
 #![deny(
@@ -12,11 +17,14 @@ pub(crate) mod coo;
 pub(crate) mod csf;
 pub(crate) mod csx;
 
+#[cfg(test)]
+mod tests;
+
 use crate::array::{typed, IndexArray};
 use crate::error::{fail, BufferId, ErrorKind, Result};
 use crate::tensor::{check_dim_names, row_major_strides, Tensor};
 use crate::types::{NativeIndex, NativeValue, Scalar, ValueType};
-use crate::validate::{self, Validation};
+use crate::validate::Validation;
 use arrow_buffer::{Buffer, MutableBuffer};
 
 pub use coo::{CooIndex, CooOrder};
@@ -162,9 +170,9 @@ impl SparseTensor {
         if let SparseIndex::Coo(coo) = &mut index {
             coo.set_rank0_nnz(values.len() / value_type.byte_width());
         }
-        validate::check_structure(value_type, &shape, &values, &index)?;
+        check_structure(value_type, &shape, &values, &index)?;
         if validation == Validation::Strict {
-            validate::check_contents(&shape, &index)?;
+            check_contents(&shape, &index)?;
         }
         Ok(SparseTensor {
             value_type,
@@ -187,9 +195,9 @@ impl SparseTensor {
     ) -> Result<Self> {
         let mut t = Self::from_parts(value_type, shape, values, index, Validation::Permissive)?;
         debug_assert!(
-            validate::check_contents(&t.shape, &t.index).is_ok(),
+            check_contents(&t.shape, &t.index).is_ok(),
             "a conversion produced an invalid index: {:?}",
-            validate::check_contents(&t.shape, &t.index)
+            check_contents(&t.shape, &t.index)
         );
         t.checked = true;
         Ok(t)
@@ -506,6 +514,48 @@ impl SparseTensor {
             && self.dim_names == other.dim_names
             && self.index == other.index
             && self.values.as_slice() == other.values.as_slice()
+    }
+}
+
+/// Checks that every array of `index` has the length the shape and nnz require, that
+/// `values` holds a whole number of values, and, for a shape without elements, that its
+/// row-major byte strides fit in an int64, so that its (empty) dense expansion exists, as
+/// for a dense tensor (always run, O(ndim): all that memory safety needs). A shape with
+/// elements may be far larger than any dense tensor: that is what sparse storage is for,
+/// and expanding it fails with an error instead.
+pub(crate) fn check_structure(
+    value_type: ValueType,
+    shape: &[usize],
+    values: &Buffer,
+    index: &SparseIndex,
+) -> Result<()> {
+    let w = value_type.byte_width();
+    if shape.contains(&0) && crate::tensor::checked_row_major_strides(shape, w).is_none() {
+        return fail(ErrorKind::Overflow(format!(
+            "row-major strides of shape {shape:?} (they do not fit in an int64)"
+        )));
+    }
+    if !values.len().is_multiple_of(w) {
+        return fail(ErrorKind::InvalidArgument(format!(
+            "values buffer of {} bytes is not a whole number of {value_type} values",
+            values.len()
+        )));
+    }
+    let nnz = values.len() / w;
+    match index {
+        SparseIndex::Coo(c) => coo::check_structure(c, shape.len(), nnz),
+        SparseIndex::Csx(c) => csx::check_structure(c, shape, nnz),
+        SparseIndex::Csf(c) => csf::check_structure(c, shape.len(), nnz),
+    }
+}
+
+/// Checks every index value against the rules of its layout (strict mode, O(index)).
+/// Assumes [`check_structure`] passed.
+pub(crate) fn check_contents(shape: &[usize], index: &SparseIndex) -> Result<()> {
+    match index {
+        SparseIndex::Coo(c) => coo::check_contents(c, shape),
+        SparseIndex::Csx(c) => csx::check_contents(c, shape),
+        SparseIndex::Csf(c) => csf::check_contents(c, shape),
     }
 }
 

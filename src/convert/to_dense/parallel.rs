@@ -1,0 +1,321 @@
+//! One output vector filled by several threads, each writing its own range of the
+//! uninitialised memory. This module holds all the `unsafe` code of the dense expansion.
+//!
+//! [`fill_parallel`] splits the spare capacity of a new vector into ranges and hands each
+//! to a job as a [`DenseWriter`]. A writer keeps an initialised prefix of its range: its
+//! methods write whole values only, never expose the uninitialised memory, and never
+//! shrink the prefix (a [`Written`] part of the prefix only takes whole values). A job
+//! must return the [`Filled`] proof that only [`DenseWriter::finish`] makes, and only when
+//! the whole range is initialised; [`fill_parallel`] gives the vector its length once it
+//! holds a proof for every range (and matches each proof to its range), so a job that does
+//! not fill its range yields an error, never a vector exposing uninitialised memory.
+
+use crate::convert::entries::try_with_capacity;
+use crate::error::{fail, ErrorKind, Result};
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
+
+/// What [`ErrorKind::WorkerFailed`] names.
+const JOB: &str = "a dense expansion";
+
+/// Writes one range of an uninitialised output. The first [`DenseWriter::initialised`]
+/// elements hold values; the others are uninitialised and cannot be read.
+///
+/// Only [`fill_parallel`] makes writers, one per range of its output.
+pub(crate) struct DenseWriter<'a, T> {
+    buf: &'a mut [MaybeUninit<T>],
+    /// `buf[..init]` is initialised.
+    init: usize,
+}
+
+impl<'a, T: Copy> DenseWriter<'a, T> {
+    /// A writer over `buf`, nothing initialised yet.
+    fn new(buf: &'a mut [MaybeUninit<T>]) -> Self {
+        DenseWriter { buf, init: 0 }
+    }
+
+    /// Elements in the range.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Elements initialised so far: the range's prefix of this length.
+    #[inline(always)]
+    pub(crate) fn initialised(&self) -> usize {
+        self.init
+    }
+
+    /// Writes `v` at every element from [`DenseWriter::initialised`] up to `end` (at most
+    /// the length of the range), extending the initialised prefix to `end`. Does nothing
+    /// when `end` is within the prefix already.
+    #[inline]
+    pub(crate) fn fill_to(&mut self, end: usize, v: T) {
+        let end = end.min(self.buf.len());
+        if let Some(rest) = self.buf.get_mut(self.init..end) {
+            rest.fill(MaybeUninit::new(v));
+            self.init = end;
+        }
+    }
+
+    /// Replaces the value at `o`, which must lie in the initialised prefix.
+    ///
+    /// # Panics
+    /// When `o` is not below [`DenseWriter::initialised`].
+    #[inline(always)]
+    pub(crate) fn set(&mut self, o: usize, v: T) {
+        self.buf[..self.init][o] = MaybeUninit::new(v);
+    }
+
+    /// Elements `range` of the initialised prefix, to replace values in.
+    ///
+    /// # Panics
+    /// When `range` does not lie within the prefix.
+    #[inline]
+    pub(crate) fn initialised_mut(&mut self, range: std::ops::Range<usize>) -> Written<'_, T> {
+        Written(&mut self.buf[..self.init][range])
+    }
+
+    /// The proof that the whole range is initialised, or [`ErrorKind::WorkerFailed`] when
+    /// it is not.
+    pub(crate) fn finish(self) -> Result<Filled<'a>> {
+        if self.init != self.buf.len() {
+            return fail(ErrorKind::WorkerFailed { job: JOB });
+        }
+        Ok(Filled {
+            start: self.buf.as_ptr().cast(),
+            len: self.buf.len(),
+            _range: PhantomData,
+        })
+    }
+}
+
+/// A part of a writer's initialised prefix: values can be replaced, never read or
+/// uninitialised, so the part stays initialised.
+pub(crate) struct Written<'w, T>(&'w mut [MaybeUninit<T>]);
+
+impl<T: Copy> Written<'_, T> {
+    /// Replaces the value at `i` (panics when `i` is out of the part).
+    #[inline(always)]
+    pub(crate) fn set(&mut self, i: usize, v: T) {
+        self.0[i] = MaybeUninit::new(v);
+    }
+}
+
+/// Proof that the range of `len` elements at `start` is initialised: made only by
+/// [`DenseWriter::finish`] on a writer whose whole range is.
+///
+/// The lifetime is that of the writer's borrow of the output, and invariant, so a job of
+/// [`fill_parallel`] (which must return a `Filled<'a>` for every `'a`) can only return
+/// proofs of that call's writers; [`fill_parallel`] also checks that a job's proof names
+/// the range it was given.
+pub(crate) struct Filled<'a> {
+    start: *const (),
+    len: usize,
+    /// Invariant in `'a`.
+    _range: PhantomData<fn(&'a ()) -> &'a ()>,
+}
+
+/// Fills a dense output of `total` elements on up to `bounds.len() - 1` threads: part `p`
+/// is the output range `bounds[p]..bounds[p + 1]` (`bounds` increase from 0 to `total`),
+/// handed to `job(p, writer)`, which returns the writer's [`Filled`] proof (or an error).
+///
+/// Each thread initialises only its own ranges, when it fills them (while the memory is in
+/// its cache); no thread zeroes the whole output first. The calling thread works too, and
+/// a thread that cannot be spawned leaves its share to the others.
+///
+/// Errors: [`ErrorKind::InvalidArgument`] for `bounds` that do not increase from 0 to
+/// `total`, [`ErrorKind::AllocationFailed`], the first error a job returns, and
+/// [`ErrorKind::WorkerFailed`] when a range was not filled or a proof does not name its
+/// range. A job's panic is resumed on the calling thread.
+pub(crate) fn fill_parallel<T, F>(total: usize, bounds: &[usize], job: F) -> Result<Vec<T>>
+where
+    T: Copy + Send,
+    F: for<'a> Fn(usize, DenseWriter<'a, T>) -> Result<Filled<'a>> + Sync,
+{
+    if bounds.first() != Some(&0)
+        || bounds.last() != Some(&total)
+        || bounds.windows(2).any(|w| w[0] > w[1])
+    {
+        return fail(ErrorKind::InvalidArgument(format!(
+            "output ranges {bounds:?} do not split 0..{total}"
+        )));
+    }
+    let mut out = try_with_capacity::<T>(total, "the dense output")?;
+    let parts = bounds.len() - 1;
+    let mut writers = Vec::with_capacity(parts);
+    // `total <= capacity`: reserved above.
+    let mut rest = &mut out.spare_capacity_mut()[..total];
+    for w in bounds.windows(2) {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
+        writers.push((writers.len(), DenseWriter::new(head)));
+        rest = tail;
+    }
+    // Ranges are handed out from a queue.
+    let queue = std::sync::Mutex::new(writers);
+    // The number of elements of the ranges this thread filled, each matched to its proof.
+    let work = || -> Result<usize> {
+        let mut done = 0;
+        loop {
+            let next = queue.lock().ok().and_then(|mut q| q.pop());
+            let Some((p, writer)) = next else {
+                return Ok(done);
+            };
+            let (start, len) = (writer.buf.as_ptr().cast::<()>(), writer.len());
+            let proof = job(p, writer)?;
+            if proof.start != start || proof.len != len {
+                return fail(ErrorKind::WorkerFailed { job: JOB });
+            }
+            done += len;
+        }
+    };
+    let results: Vec<Result<usize>> = std::thread::scope(|sc| {
+        let others: Vec<_> = (1..parts)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(sc, work).ok())
+            .collect();
+        let mut results = vec![work()];
+        for h in others {
+            results.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        }
+        results
+    });
+    let mut filled = 0;
+    for r in results {
+        filled += r?;
+    }
+    if filled != total {
+        // Some range was never handed out (a poisoned queue).
+        return fail(ErrorKind::WorkerFailed { job: JOB });
+    }
+    // SAFETY: the writers' ranges partition the first `total` elements of the spare
+    // capacity (`bounds` increase from 0 to `total`, checked above; `total <= capacity`).
+    // A range counts towards `filled` only when its job returned a `Filled` proof naming
+    // the range (same start and length); a proof comes only from `DenseWriter::finish` on a
+    // writer whose whole range is initialised (its methods write whole values and never
+    // shrink the initialised prefix), and no two ranges share a start unless empty. Each
+    // range was handed out once, so `filled == total` means every range is initialised:
+    // the first `total` elements are. `T: Copy`, so nothing needs dropping either way.
+    #[allow(unsafe_code)]
+    unsafe {
+        out.set_len(total)
+    };
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The writer's contract, small enough for Miri
+    //! (`cargo +nightly miri test --lib convert::to_dense::parallel`).
+
+    use super::*;
+
+    #[test]
+    fn ranges_filled_by_several_threads() {
+        let bounds = [0, 3, 3, 7, 10];
+        for _ in 0..2 {
+            let out = fill_parallel(10, &bounds, |p, mut w| {
+                let n = w.len();
+                w.fill_to(n / 2, 0u32);
+                w.fill_to(n, p as u32 + 1);
+                if n > 0 {
+                    w.set(0, 100 + p as u32);
+                }
+                w.finish()
+            })
+            .unwrap();
+            assert_eq!(out, [100, 1, 1, 102, 0, 3, 3, 103, 4, 4]);
+        }
+    }
+
+    #[test]
+    fn an_unfilled_range_is_an_error() {
+        // Nothing written, part written, all but the last element.
+        for upto in [0, 2, 4] {
+            let r = fill_parallel(9, &[0, 5, 9], |_, mut w| {
+                w.fill_to(upto, 1u64);
+                w.finish()
+            });
+            assert!(
+                matches!(r.unwrap_err().kind(), ErrorKind::WorkerFailed { .. }),
+                "{upto}"
+            );
+        }
+        // One part of three left short.
+        let r = fill_parallel(6, &[0, 2, 4, 6], |p, mut w| {
+            let n = w.len() - usize::from(p == 1);
+            w.fill_to(n, 7u8);
+            w.finish()
+        });
+        assert!(matches!(
+            r.unwrap_err().kind(),
+            ErrorKind::WorkerFailed { .. }
+        ));
+    }
+
+    #[test]
+    fn a_job_error_is_returned() {
+        let r = fill_parallel(4, &[0, 2, 4], |p, mut w| {
+            if p == 0 {
+                return fail(ErrorKind::Overflow("job".into()));
+            }
+            w.fill_to(2, 1i16);
+            w.finish()
+        });
+        assert!(matches!(r.unwrap_err().kind(), ErrorKind::Overflow(_)));
+    }
+
+    #[test]
+    fn writes_stay_in_the_initialised_prefix() {
+        let out = fill_parallel(5, &[0, 5], |_, mut w| {
+            assert_eq!(w.initialised(), 0);
+            w.fill_to(2, 1.5f64);
+            // Within the prefix: no change; past the range: clamped.
+            w.fill_to(1, 9.0);
+            assert_eq!(w.initialised(), 2);
+            let set_ahead = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                w.set(2, 3.0);
+            }));
+            assert!(set_ahead.is_err());
+            w.set(1, -1.0);
+            let beyond = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                w.initialised_mut(1..3);
+            }));
+            assert!(beyond.is_err());
+            w.fill_to(usize::MAX, 0.25);
+            let mut part = w.initialised_mut(3..5);
+            part.set(1, 8.0);
+            assert_eq!(w.initialised(), 5);
+            w.finish()
+        })
+        .unwrap();
+        assert_eq!(out, [1.5, -1.0, 0.25, 0.25, 8.0]);
+    }
+
+    #[test]
+    fn bounds_must_split_the_output() {
+        for bounds in [&[][..], &[0], &[1, 4], &[0, 3], &[0, 3, 2, 4]] {
+            let r = fill_parallel(4, bounds, |_, mut w| {
+                w.fill_to(usize::MAX, 0i32);
+                w.finish()
+            });
+            assert!(
+                matches!(r.unwrap_err().kind(), ErrorKind::InvalidArgument(_)),
+                "{bounds:?}"
+            );
+        }
+        let empty: Vec<u32> = fill_parallel(0, &[0, 0, 0], |_, w| w.finish()).unwrap();
+        assert!(empty.is_empty());
+    }
+
+    #[test]
+    fn a_panicking_job_panics_the_caller() {
+        let r = std::panic::catch_unwind(|| {
+            fill_parallel(4, &[0, 2, 4], |p, mut w| {
+                assert!(p != 1, "job 1 fails");
+                w.fill_to(2, 0u16);
+                w.finish()
+            })
+        });
+        assert!(r.is_err());
+    }
+}
