@@ -5,7 +5,7 @@
 #   scripts/perf-report.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-scripts/test.sh --no-run >/dev/null # builds .venv with the pinned pyarrow when missing
+scripts/venv.sh # the pinned pyarrow (Arrow C++) the comparisons run against
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cargo run --quiet --release --example compare --features mmap -- --nnz 1000000,10000000 >"$tmp/compare.jsonl"

@@ -9,11 +9,6 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-want=$(sed -n 's/^pyarrow==//p' tests/interop/requirements.txt)
-if ! .venv/bin/python -c "import pyarrow, sys; sys.exit(pyarrow.__version__ != '$want')" 2>/dev/null; then
-  echo "scripts/test.sh: creating .venv with pyarrow==$want" >&2
-  python3 -m venv .venv
-  .venv/bin/pip install --quiet --disable-pip-version-check -r tests/interop/requirements.txt
-fi
+scripts/venv.sh
 
 cargo test --all-features "$@"

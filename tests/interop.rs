@@ -1139,3 +1139,47 @@ fn arrow_quirks_are_pinned() {
         vec![4, 5, 6]
     );
 }
+
+/// Arrow C++ re-writing a CSF tensor it read from a message writes a broken message: its
+/// reader takes each index buffer's `length` as an element count and slices that many
+/// *bytes*, so `WriteSparseTensor` copies only the first `count` bytes of every index buffer
+/// (a quarter of an int32 array) and records `count / width` elements. Our strict reader
+/// refuses the result with a typed error; the values buffer survives intact.
+#[test]
+fn arrow_rewrites_csf_it_read_with_truncated_index_buffers() {
+    // 4 x 4 with 6 stored values: last-level indices hold 6 int32 elements.
+    let spec = "kind=csf type=float64 shape=4,4 index=int32 \
+                values=1,0,2,0,0,0,3,0,4,0,0,5,0,6,0,0";
+    let file = scratch("csf-rewrite-in.arrows");
+    arrow_write(&[spec.to_string()], &file);
+    let original = decode_file(&file);
+    assert_eq!(original.len(), 1);
+    assert_eq!(original[0].message.as_sparse().unwrap().nnz(), 6);
+
+    let out = scratch("csf-rewrite-out.arrows");
+    let status = Command::new(helper())
+        .arg("roundtrip")
+        .arg(&file)
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "arrow_interop roundtrip failed: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let rewritten = std::fs::read(&out).unwrap();
+    let input = std::fs::read(&file).unwrap();
+    assert!(
+        rewritten.len() < input.len(),
+        "Arrow's rewrite is shorter ({} < {} bytes)",
+        rewritten.len(),
+        input.len()
+    );
+    let err =
+        arrow_tensor_ipc::decode_message(&bytes::Bytes::from(rewritten), &ReadOptions::strict())
+            .expect_err("the truncated CSF index is refused");
+    let text = err.to_string();
+    assert!(text.contains("CSF buffer lengths"), "{text}");
+    assert!(text.contains("expected 6, found 1"), "{text}");
+}

@@ -58,6 +58,7 @@ impl CsfAxisOrder {
 /// assert_eq!(opts.index_type, Some(IndexType::Int64));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ConvertOptions {
     /// The integer type of every index array of the result. `None` (the default) picks the
     /// narrowest of int8, int16, int32 and int64 that holds every dimension size, the
