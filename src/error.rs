@@ -320,6 +320,44 @@ pub enum ErrorKind {
         bytes: u64,
     },
 
+    /// A column of a record batch does not hold what its type or metadata says: extension
+    /// metadata that is not the expected JSON, storage of the wrong type or list size, a
+    /// COO table without its metadata.
+    #[error("column {column:?}: {reason}")]
+    InvalidColumn {
+        /// The column (field) name.
+        column: String,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// A null where a tensor value or cell must be.
+    #[error("column {column:?}, row {row}: null {what}")]
+    NullCell {
+        /// The column (field) name.
+        column: String,
+        /// The row of the column.
+        row: usize,
+        /// What is null: a cell, a value of a cell, a coordinate.
+        what: &'static str,
+    },
+
+    /// Two inputs that must agree (messages written into one column or table) differ.
+    #[error("{what} differs from the first: {first} there, {found} here")]
+    Inconsistent {
+        /// What differs (value type, cell shape, ...) and where.
+        what: String,
+        /// The first input's.
+        first: String,
+        /// This input's.
+        found: String,
+    },
+
+    /// The Arrow library (arrow-rs) failed reading or writing record batches.
+    #[cfg(feature = "record-batch")]
+    #[error("Arrow: {0}")]
+    Arrow(#[from] arrow_schema::ArrowError),
+
     /// A worker thread stopped before finishing its share of a parallel job.
     #[error("a worker thread of {job} did not finish its share")]
     WorkerFailed {

@@ -181,12 +181,17 @@ pub fn read_mmap(
     path: impl AsRef<std::path::Path>,
     options: ReadOptions,
 ) -> Result<crate::MessageIter> {
+    Ok(crate::MessageIter::new(map_file(path.as_ref())?, options))
+}
+
+/// Memory-maps a file read-only as [`bytes::Bytes`] (the map lives as long as the bytes).
+#[cfg(feature = "mmap")]
+pub(crate) fn map_file(path: &std::path::Path) -> Result<bytes::Bytes> {
     let file = std::fs::File::open(path)?;
     #[allow(unsafe_code)]
     // SAFETY: the map is read-only; the usual caveat of memory maps applies (another process
     // truncating or rewriting the file while it is mapped is undefined behaviour), which is
     // why this function is opt-in behind the `mmap` feature.
     let map = unsafe { memmap2::Mmap::map(&file)? };
-    let bytes = bytes::Bytes::from_owner(map);
-    Ok(crate::MessageIter::new(bytes, options))
+    Ok(bytes::Bytes::from_owner(map))
 }

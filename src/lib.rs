@@ -63,6 +63,8 @@ pub mod convert;
 mod error;
 mod gen;
 mod io;
+#[cfg(feature = "record-batch")]
+pub mod record_batch;
 mod sparse;
 mod tensor;
 mod types;

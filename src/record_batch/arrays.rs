@@ -1,0 +1,102 @@
+//! Arrow data types of the model's value and index types, and primitive arrays over the
+//! model's buffers (zero-copy both ways).
+
+use crate::error::{fail, ErrorKind, Result};
+use crate::{IndexType, ValueType};
+use arrow_array::{make_array, Array, ArrayRef};
+use arrow_buffer::Buffer;
+use arrow_data::ArrayDataBuilder;
+use arrow_schema::DataType;
+
+/// The Arrow data type of a value type.
+pub(crate) fn data_type(t: ValueType) -> DataType {
+    match t {
+        ValueType::Int8 => DataType::Int8,
+        ValueType::Int16 => DataType::Int16,
+        ValueType::Int32 => DataType::Int32,
+        ValueType::Int64 => DataType::Int64,
+        ValueType::UInt8 => DataType::UInt8,
+        ValueType::UInt16 => DataType::UInt16,
+        ValueType::UInt32 => DataType::UInt32,
+        ValueType::UInt64 => DataType::UInt64,
+        ValueType::Float16 => DataType::Float16,
+        ValueType::Float32 => DataType::Float32,
+        ValueType::Float64 => DataType::Float64,
+    }
+}
+
+/// The value type of an Arrow data type, if it is one of the eleven tensor value types.
+pub(crate) fn value_type(t: &DataType) -> Option<ValueType> {
+    ValueType::ALL.into_iter().find(|&v| &data_type(v) == t)
+}
+
+/// The Arrow data type of an index type.
+pub(crate) fn index_data_type(t: IndexType) -> DataType {
+    data_type(ValueType::from_index_type(t))
+}
+
+/// The index type of an Arrow integer data type.
+pub(crate) fn index_type(t: &DataType) -> Option<IndexType> {
+    IndexType::ALL
+        .into_iter()
+        .find(|&i| &index_data_type(i) == t)
+}
+
+/// A primitive array of `len` values of type `t` over `buffer` (no copy when the buffer is
+/// aligned for the type; a misaligned one is copied into an aligned buffer).
+pub(crate) fn primitive_array(t: DataType, buffer: Buffer, len: usize) -> Result<ArrayRef> {
+    let data = ArrayDataBuilder::new(t)
+        .len(len)
+        .add_buffer(buffer)
+        .align_buffers(true)
+        .build()?;
+    Ok(make_array(data))
+}
+
+/// The first null of `array`, if any.
+pub(crate) fn first_null(array: &dyn Array) -> Option<usize> {
+    if array.null_count() == 0 {
+        return None;
+    }
+    (0..array.len()).find(|&i| array.is_null(i))
+}
+
+/// The bytes of the values of a primitive array with `width`-byte values (a slice of its
+/// buffer, no copy). A null value is an error naming `column` and the row `row_of` maps the
+/// value's position to.
+pub(crate) fn primitive_bytes(
+    array: &dyn Array,
+    width: usize,
+    column: &str,
+    what: &'static str,
+    row_of: impl Fn(usize) -> usize,
+) -> Result<Buffer> {
+    if let Some(i) = first_null(array) {
+        return fail(ErrorKind::NullCell {
+            column: column.to_string(),
+            row: row_of(i),
+            what,
+        });
+    }
+    let data = array.to_data();
+    let Some(buffer) = data.buffers().first() else {
+        return fail(ErrorKind::InvalidColumn {
+            column: column.to_string(),
+            reason: format!("{} array without a values buffer", data.data_type()),
+        });
+    };
+    let start = data.offset() * width;
+    let len = data.len() * width;
+    if start + len > buffer.len() {
+        return fail(ErrorKind::InvalidColumn {
+            column: column.to_string(),
+            reason: format!(
+                "values buffer of {} bytes for {} values from {}",
+                buffer.len(),
+                data.len(),
+                data.offset()
+            ),
+        });
+    }
+    Ok(buffer.slice_with_length(start, len))
+}

@@ -1,0 +1,335 @@
+//! Arrow IPC streams and files of record batches, through arrow-ipc's own decoders and
+//! writers, over bytes in memory (a memory map or a buffer): batches are slices of the
+//! input, and every length the input claims is checked against the bytes that exist
+//! before anything is read.
+
+use crate::error::{fail, ErrorKind, Result};
+use arrow_array::RecordBatch;
+use arrow_buffer::Buffer;
+use arrow_ipc::reader::{FileDecoder, StreamDecoder};
+use arrow_ipc::writer::{FileWriter, StreamWriter};
+use arrow_ipc::Block;
+use arrow_schema::{Schema, SchemaRef};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The magic bytes an Arrow IPC file starts and ends with.
+const FILE_MAGIC: &[u8; 6] = b"ARROW1";
+
+/// What a byte sequence holds, judged from its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InputKind {
+    /// Tensor / SparseTensor messages (or anything else: the tensor decoder then says what
+    /// is wrong).
+    TensorMessages,
+    /// An Arrow IPC stream: its first message is a Schema.
+    IpcStream,
+    /// An Arrow IPC file (`ARROW1` magic).
+    IpcFile,
+}
+
+impl InputKind {
+    /// Detects the kind of `bytes` from its first message (a few hundred bytes suffice).
+    pub fn detect(bytes: &[u8]) -> InputKind {
+        if bytes.starts_with(FILE_MAGIC) {
+            return InputKind::IpcFile;
+        }
+        let mut rest = bytes;
+        if rest.starts_with(&[0xFF; 4]) {
+            rest = &rest[4..];
+        }
+        let Some(len) = rest
+            .get(..4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        else {
+            return InputKind::TensorMessages;
+        };
+        let Some(meta) = usize::try_from(len).ok().and_then(|l| rest.get(4..4 + l)) else {
+            return InputKind::TensorMessages;
+        };
+        match arrow_ipc::root_as_message(meta) {
+            Ok(m) if m.header_type() == arrow_ipc::MessageHeader::Schema => InputKind::IpcStream,
+            _ => InputKind::TensorMessages,
+        }
+    }
+}
+
+/// Which IPC container to write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IpcFormat {
+    /// The streaming format (schema, batches, end-of-stream marker).
+    #[default]
+    Stream,
+    /// The file format (`ARROW1` magic, footer with the batch offsets).
+    File,
+}
+
+impl IpcFormat {
+    /// The file format for paths ending in `.arrow` or `.feather`, the stream format
+    /// otherwise.
+    pub fn for_path(path: &Path) -> IpcFormat {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("arrow" | "feather") => IpcFormat::File,
+            _ => IpcFormat::Stream,
+        }
+    }
+}
+
+/// Writes record batches of one schema as an Arrow IPC stream or file (arrow-ipc's writers,
+/// buffers aligned to 64 bytes).
+pub struct IpcWriter<W: Write> {
+    inner: Inner<W>,
+}
+
+enum Inner<W: Write> {
+    Stream(StreamWriter<W>),
+    File(FileWriter<W>),
+}
+
+impl<W: Write> IpcWriter<W> {
+    /// Starts a stream or file of batches of `schema` on `out` (writes the schema).
+    pub fn try_new(out: W, schema: &Schema, format: IpcFormat) -> Result<Self> {
+        let inner = match format {
+            IpcFormat::Stream => Inner::Stream(StreamWriter::try_new(out, schema)?),
+            IpcFormat::File => Inner::File(FileWriter::try_new(out, schema)?),
+        };
+        Ok(IpcWriter { inner })
+    }
+
+    /// Writes one batch.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        match &mut self.inner {
+            Inner::Stream(w) => w.write(batch)?,
+            Inner::File(w) => w.write(batch)?,
+        }
+        Ok(())
+    }
+
+    /// Ends the stream (end-of-stream marker) or file (footer) and returns the output.
+    pub fn finish(self) -> Result<W> {
+        Ok(match self.inner {
+            Inner::Stream(mut w) => {
+                w.finish()?;
+                w.into_inner()?
+            }
+            Inner::File(mut w) => {
+                w.finish()?;
+                w.into_inner()?
+            }
+        })
+    }
+}
+
+/// The record batches of an Arrow IPC stream or file held in memory, decoded lazily and
+/// without copying (each batch's arrays are slices of the input).
+///
+/// ```
+/// use arrow_tensor_ipc::record_batch::{
+///     tensor_to_fixed_shape, FixedShapeOptions, IpcBatches, IpcFormat, IpcWriter,
+/// };
+/// use arrow_tensor_ipc::Tensor;
+///
+/// let t = Tensor::from_vec(vec![4, 2], (0..8u8).collect())?;
+/// let batch = tensor_to_fixed_shape(&t, &FixedShapeOptions::default())?.into_record_batch("t")?;
+/// let mut w = IpcWriter::try_new(Vec::new(), &batch.schema(), IpcFormat::File)?;
+/// w.write(&batch)?;
+/// let bytes = w.finish()?;
+///
+/// let mut read = IpcBatches::new(arrow_buffer::Buffer::from_vec(bytes))?;
+/// assert_eq!(read.schema(), batch.schema());
+/// assert_eq!(read.next().unwrap()?, batch);
+/// assert!(read.next().is_none());
+/// # Ok::<(), arrow_tensor_ipc::Error>(())
+/// ```
+pub struct IpcBatches {
+    schema: SchemaRef,
+    source: Source,
+}
+
+enum Source {
+    Stream {
+        decoder: StreamDecoder,
+        rest: Buffer,
+        first: Option<RecordBatch>,
+        done: bool,
+    },
+    File {
+        decoder: FileDecoder,
+        data: Buffer,
+        blocks: Vec<Block>,
+        next: usize,
+    },
+}
+
+impl IpcBatches {
+    /// Opens the stream or file in `data` (its kind detected from the content).
+    pub fn new(data: Buffer) -> Result<Self> {
+        match InputKind::detect(&data) {
+            InputKind::IpcFile => Self::file(data),
+            _ => Self::stream(data),
+        }
+    }
+
+    /// Memory-maps the file at `path` and opens it.
+    #[cfg(feature = "mmap")]
+    pub fn open(path: &Path) -> Result<Self> {
+        Self::new(Buffer::from(crate::io::map_file(path)?))
+    }
+
+    /// The schema of the batches.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn stream(data: Buffer) -> Result<Self> {
+        let mut decoder = StreamDecoder::new();
+        let mut rest = data;
+        let first = decoder.decode(&mut rest)?;
+        let Some(schema) = decoder.schema() else {
+            return fail(ErrorKind::Truncated {
+                part: "Arrow IPC stream schema",
+                needed: 8,
+                available: rest.len() as u64,
+            });
+        };
+        let done = first.is_none();
+        if done {
+            decoder.finish()?;
+        }
+        Ok(IpcBatches {
+            schema,
+            source: Source::Stream {
+                decoder,
+                rest,
+                first,
+                done,
+            },
+        })
+    }
+
+    fn file(data: Buffer) -> Result<Self> {
+        let len = data.len();
+        let trailer_at = len.checked_sub(10).filter(|&t| t >= FILE_MAGIC.len());
+        let Some(trailer_at) = trailer_at else {
+            return fail(ErrorKind::Truncated {
+                part: "Arrow IPC file",
+                needed: 16,
+                available: len as u64,
+            });
+        };
+        let mut trailer = [0u8; 10];
+        trailer.copy_from_slice(&data[trailer_at..]);
+        let footer_len = arrow_ipc::reader::read_footer_length(trailer)?;
+        let Some(footer_at) = trailer_at.checked_sub(footer_len) else {
+            return fail(ErrorKind::Truncated {
+                part: "Arrow IPC file footer",
+                needed: footer_len as u64,
+                available: trailer_at as u64,
+            });
+        };
+        let footer = arrow_ipc::root_as_footer(&data[footer_at..trailer_at])
+            .map_err(ErrorKind::InvalidFlatbuffer)?;
+        let Some(fb_schema) = footer.schema() else {
+            return fail(ErrorKind::MissingField("Footer.schema"));
+        };
+        let schema = Arc::new(arrow_ipc::convert::try_fb_to_schema(fb_schema)?);
+        let mut decoder = FileDecoder::new(schema.clone(), footer.version());
+        let slice = |b: &Block| -> Result<Buffer> {
+            let offset = usize::try_from(b.offset()).ok();
+            let meta = usize::try_from(b.metaDataLength()).ok();
+            let body = usize::try_from(b.bodyLength()).ok();
+            match (offset, meta, body) {
+                (Some(o), Some(m), Some(n))
+                    if o.checked_add(m)
+                        .and_then(|x| x.checked_add(n))
+                        .is_some_and(|end| end <= footer_at) =>
+                {
+                    Ok(data.slice_with_length(o, m + n))
+                }
+                _ => fail(ErrorKind::BufferOutOfBody {
+                    buffer: crate::BufferId::Body,
+                    offset: b.offset(),
+                    length: b.metaDataLength() as i64 + b.bodyLength(),
+                    body_length: footer_at as u64,
+                }),
+            }
+        };
+        for b in footer.dictionaries().into_iter().flatten() {
+            decoder.read_dictionary(b, &slice(b)?)?;
+        }
+        let blocks: Vec<Block> = footer
+            .recordBatches()
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect();
+        for b in &blocks {
+            slice(b)?;
+        }
+        Ok(IpcBatches {
+            schema,
+            source: Source::File {
+                decoder,
+                data,
+                blocks,
+                next: 0,
+            },
+        })
+    }
+}
+
+impl Iterator for IpcBatches {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.source {
+            Source::Stream {
+                decoder,
+                rest,
+                first,
+                done,
+            } => {
+                if let Some(b) = first.take() {
+                    return Some(Ok(b));
+                }
+                if *done {
+                    return None;
+                }
+                match decoder.decode(rest) {
+                    Ok(Some(b)) => Some(Ok(b)),
+                    Ok(None) => {
+                        *done = true;
+                        decoder.finish().err().map(|e| Err(e.into()))
+                    }
+                    Err(e) => {
+                        *done = true;
+                        Some(Err(e.into()))
+                    }
+                }
+            }
+            Source::File {
+                decoder,
+                data,
+                blocks,
+                next,
+            } => loop {
+                let b = blocks.get(*next)?;
+                *next += 1;
+                let o = b.offset() as usize;
+                let n = b.metaDataLength() as usize + b.bodyLength() as usize;
+                let buf = data.slice_with_length(o, n);
+                match decoder.read_record_batch(b, &buf) {
+                    Ok(Some(batch)) => return Some(Ok(batch)),
+                    Ok(None) => continue,
+                    Err(e) => {
+                        *next = blocks.len();
+                        return Some(Err(e.into()));
+                    }
+                }
+            },
+        }
+    }
+}

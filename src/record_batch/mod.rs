@@ -1,0 +1,43 @@
+//! From tensor messages to Arrow record batches, and back (feature `record-batch`).
+//!
+//! Arrow 26 deprecated Tensor and SparseTensor messages in favour of extension arrays in
+//! ordinary record batches, which every Arrow tool reads. This module maps:
+//! - a dense [`Tensor`](crate::Tensor) to an `arrow.fixed_shape_tensor` column
+//!   ([`tensor_to_fixed_shape`], zero-copy for row-major data; the first axis becomes the
+//!   rows by default) and back ([`fixed_shape_to_tensor`], [`fixed_shape_cells`]);
+//! - dense tensors of one rank and value type to an `arrow.variable_shape_tensor` column
+//!   ([`tensors_to_variable_shape`], [`variable_shape_to_tensors`]);
+//! - a sparse tensor of any layout to a COO table, one integer column per dimension and a
+//!   `value` column ([`sparse_to_coo_table`], [`coo_table_to_sparse`]);
+//! - whole streams of messages to batches of one schema ([`BatchBuilder`]) and batches to
+//!   messages ([`batch_to_messages`]);
+//! - Arrow IPC streams and files through arrow-ipc ([`IpcWriter`], [`IpcBatches`]).
+//!
+//! What it writes, pyarrow 26 and arrow-rs 60 both read: non-nullable list items,
+//! `"shape"`, `"dim_names"` only when set, `"permutation"` only for a kept layout, no
+//! nulls in the metadata. It reads what either writes (see [`FixedShapeTensorType`]).
+
+mod arrays;
+mod coo_table;
+mod extension;
+mod fixed_shape;
+mod ipc;
+mod messages;
+mod variable_shape;
+
+pub use coo_table::{
+    coo_table_to_sparse, dense_to_coo_table, sparse_to_coo_table, CooTableInfo, COO_TABLE_KEY,
+    VALUE_COLUMN,
+};
+pub use extension::{
+    FixedShapeTensorType, VariableShapeTensorType, FIXED_SHAPE_TENSOR, VARIABLE_SHAPE_TENSOR,
+};
+pub use fixed_shape::{
+    fixed_shape_cells, fixed_shape_to_tensor, tensor_to_fixed_shape, FixedShapeColumn,
+    FixedShapeOptions, Layout, Rows, ROWS_DIM_NAME_KEY,
+};
+pub use ipc::{InputKind, IpcBatches, IpcFormat, IpcWriter};
+pub use messages::{batch_to_messages, BatchBuilder, MessageOptions, TableFormat, TENSOR_COLUMN};
+pub use variable_shape::{
+    tensors_to_variable_shape, variable_shape_to_tensors, VariableShapeColumn,
+};
