@@ -185,6 +185,7 @@ impl IpcBatches {
     }
 
     fn stream(data: Buffer) -> Result<Self> {
+        check_stream(&data)?;
         let mut decoder = StreamDecoder::new();
         let mut rest = data;
         let first = decoder.decode(&mut rest)?;
@@ -247,6 +248,14 @@ impl IpcBatches {
                         .and_then(|x| x.checked_add(n))
                         .is_some_and(|end| end <= footer_at) =>
                 {
+                    let block = &data[o..o + m + n];
+                    if check_message(block, o)?.is_none_or(|len| len > m + n) {
+                        return fail(ErrorKind::Truncated {
+                            part: "Arrow IPC file block",
+                            needed: (m + n) as u64 + 1,
+                            available: (m + n) as u64,
+                        });
+                    }
                     Ok(data.slice_with_length(o, m + n))
                 }
                 _ => fail(ErrorKind::BufferOutOfBody {
@@ -279,6 +288,116 @@ impl IpcBatches {
             },
         })
     }
+}
+
+/// Checks one encapsulated message at the start of `bytes` (prefix, metadata, and the
+/// buffers of a record or dictionary batch against its body) and returns its length, or
+/// `None` at an end-of-stream marker or when fewer than 4 bytes remain. arrow-ipc slices
+/// buffers by the lengths a message claims and panics when they exceed the body: every
+/// message is checked here before arrow-ipc sees it.
+fn check_message(bytes: &[u8], at: usize) -> Result<Option<usize>> {
+    let word = |o: usize| {
+        bytes
+            .get(o..o + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let Some(first) = word(0) else {
+        return Ok(None);
+    };
+    let (prefix, len) = if first == u32::MAX {
+        match word(4) {
+            Some(l) => (8, l),
+            None => {
+                return fail(ErrorKind::Truncated {
+                    part: "prefix",
+                    needed: 8,
+                    available: bytes.len() as u64,
+                })
+            }
+        }
+    } else {
+        (4, first)
+    };
+    if len == 0 {
+        return Ok(None);
+    }
+    let len =
+        i32::try_from(len).map_err(|_| ErrorKind::NegativeMetadataLength(len as i32))? as usize;
+    let Some(meta) = bytes.get(prefix..prefix + len) else {
+        return fail(ErrorKind::Truncated {
+            part: "metadata",
+            needed: (prefix + len) as u64,
+            available: bytes.len() as u64,
+        });
+    };
+    let message = arrow_ipc::root_as_message(meta).map_err(ErrorKind::InvalidFlatbuffer)?;
+    let body_len = message.bodyLength();
+    let body = u64::try_from(body_len).map_err(|_| ErrorKind::NegativeBodyLength(body_len))?;
+    let end = (prefix + len) as u64 + body;
+    if end > bytes.len() as u64 {
+        return fail(ErrorKind::Truncated {
+            part: "body",
+            needed: end,
+            available: bytes.len() as u64,
+        });
+    }
+    let batch = match message.header_type() {
+        arrow_ipc::MessageHeader::RecordBatch => message.header_as_record_batch(),
+        arrow_ipc::MessageHeader::DictionaryBatch => {
+            message.header_as_dictionary_batch().and_then(|d| d.data())
+        }
+        _ => None,
+    };
+    if let Some(batch) = batch {
+        // Array lengths beyond 2^32 - 1 (no tensor column holds more values in one batch)
+        // would let arrow-rs's validation overflow computing child lengths.
+        let lengths = std::iter::once((batch.length(), 0)).chain(
+            batch
+                .nodes()
+                .into_iter()
+                .flatten()
+                .map(|n| (n.length(), n.null_count())),
+        );
+        for (length, nulls) in lengths {
+            if !(0..=u32::MAX as i64).contains(&length) || !(0..=length).contains(&nulls) {
+                return Err(crate::Error::from(ErrorKind::LimitExceeded {
+                    what: "record batch array length (0 to 2^32 - 1, nulls at most the length)",
+                    value: length as u64,
+                    limit: u32::MAX as u64,
+                })
+                .at(at as u64));
+            }
+        }
+        for b in batch.buffers().into_iter().flatten() {
+            let fits = u64::try_from(b.offset())
+                .ok()
+                .zip(u64::try_from(b.length()).ok())
+                .and_then(|(o, l)| o.checked_add(l))
+                .is_some_and(|e| e <= body);
+            if !fits {
+                return Err(crate::Error::from(ErrorKind::BufferOutOfBody {
+                    buffer: crate::BufferId::Body,
+                    offset: b.offset(),
+                    length: b.length(),
+                    body_length: body,
+                })
+                .at(at as u64));
+            }
+        }
+    }
+    Ok(Some(end as usize))
+}
+
+/// Checks every message of a stream (see [`check_message`]).
+fn check_stream(data: &[u8]) -> Result<()> {
+    let mut at = 0;
+    while let Some(rest) = data.get(at..) {
+        match check_message(rest, at).map_err(|e| e.at(at as u64))? {
+            Some(n) => at += n,
+            None => break,
+        }
+    }
+    Ok(())
 }
 
 impl Iterator for IpcBatches {

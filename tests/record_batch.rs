@@ -1,0 +1,549 @@
+//! The record-batch bridge on its own: round trips of every kind of column, zero copies
+//! where promised, the metadata both Arrow implementations write, and typed errors for bad
+//! input (including every truncation and many corruptions of valid streams and files).
+
+use arrow_array::{Array, ArrayRef, FixedSizeListArray, Float32Array, RecordBatch};
+use arrow_buffer::{Buffer, NullBuffer};
+use arrow_schema::{DataType, Field, Schema};
+use arrow_tensor_ipc::record_batch::{
+    batch_to_messages, coo_table_to_sparse, fixed_shape_cells, fixed_shape_to_tensor,
+    sparse_to_coo_table, tensor_to_fixed_shape, tensors_to_variable_shape,
+    variable_shape_to_tensors, BatchBuilder, FixedShapeOptions, FixedShapeTensorType, InputKind,
+    IpcBatches, IpcFormat, IpcWriter, Layout, MessageOptions, Rows, TableFormat,
+    VariableShapeTensorType, COO_TABLE_KEY,
+};
+use arrow_tensor_ipc::{
+    column_major_strides, encode, ErrorKind, Message, SparseFormat, SparseTensor, Tensor,
+    ValueType, WriteOptions,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+fn f32_tensor(shape: &[usize]) -> Tensor {
+    let n: usize = shape.iter().product();
+    Tensor::from_vec(
+        shape.to_vec(),
+        (0..n).map(|v| v as f32 * 0.5 - 3.0).collect(),
+    )
+    .unwrap()
+}
+
+/// A column-major copy of a row-major tensor (same logical values).
+fn column_major(t: &Tensor) -> Tensor {
+    let w = t.value_type().byte_width();
+    let shape = t.shape().to_vec();
+    let strides = column_major_strides(&shape, w);
+    let mut data = vec![0u8; t.len() * w];
+    let rm = t.row_major_bytes();
+    let n = t.len();
+    for lin in 0..n {
+        // Row-major coordinates of element `lin`.
+        let mut rest = lin;
+        let mut off = 0;
+        for d in (0..shape.len()).rev() {
+            let c = rest % shape[d];
+            rest /= shape[d];
+            off += c * strides[d];
+        }
+        data[off..off + w].copy_from_slice(&rm[lin * w..lin * w + w]);
+    }
+    Tensor::try_new(t.value_type(), shape, strides, Buffer::from_vec(data))
+        .unwrap()
+        .with_dim_names(t.dim_names().to_vec())
+        .unwrap()
+}
+
+#[test]
+fn row_major_tensor_becomes_a_column_without_a_copy() {
+    let t = f32_tensor(&[4, 2, 3])
+        .with_dim_names(["n", "h", "w"])
+        .unwrap();
+    let col = tensor_to_fixed_shape(&t, &FixedShapeOptions::default()).unwrap();
+    assert_eq!(col.tensor_type.shape(), &[2, 3]);
+    assert_eq!(col.tensor_type.dim_names().unwrap(), &["h", "w"]);
+    assert_eq!(col.array.len(), 4);
+    assert_eq!(col.array.value_length(), 6);
+    let values = col.array.values().to_data();
+    assert_eq!(
+        values.buffers()[0].as_ptr(),
+        t.data().as_ptr(),
+        "the list values are the tensor's buffer"
+    );
+    assert_eq!(
+        col.tensor_type.metadata(),
+        r#"{"shape":[2,3],"dim_names":["h","w"]}"#
+    );
+    let batch = col.into_record_batch("x").unwrap();
+    let field = batch.schema().field(0).clone();
+    assert!(!field.is_nullable());
+    let DataType::FixedSizeList(item, 6) = field.data_type() else {
+        panic!("{}", field.data_type())
+    };
+    assert!(!item.is_nullable(), "items are written non-nullable");
+    let back = fixed_shape_to_tensor(&field, batch.column(0)).unwrap();
+    assert!(back.content_eq(&t), "{back:?}");
+    assert_eq!(
+        back.data().as_ptr(),
+        t.data().as_ptr(),
+        "read back without a copy"
+    );
+}
+
+#[test]
+fn every_value_type_and_rank_round_trips() {
+    for vt in ValueType::ALL {
+        for rank in 1..=5usize {
+            for zero in [false, true] {
+                let shape: Vec<usize> = (0..rank)
+                    .map(|d| if zero && d == rank - 1 { 0 } else { 2 + d % 2 })
+                    .collect();
+                let n: usize = shape.iter().product();
+                let bytes: Vec<u8> = (0..n * vt.byte_width())
+                    .map(|i| (i * 7 + 3) as u8)
+                    .collect();
+                let strides = arrow_tensor_ipc::row_major_strides(&shape, vt.byte_width());
+                let t =
+                    Tensor::try_new(vt, shape.clone(), strides, Buffer::from_vec(bytes)).unwrap();
+                for rows in [Rows::FirstAxis, Rows::Whole] {
+                    let opts = FixedShapeOptions::default().with_rows(rows);
+                    let batch = tensor_to_fixed_shape(&t, &opts)
+                        .unwrap()
+                        .into_record_batch("t")
+                        .unwrap();
+                    let field = batch.schema().field(0).clone();
+                    let back = match rows {
+                        Rows::FirstAxis => fixed_shape_to_tensor(&field, batch.column(0)).unwrap(),
+                        _ => {
+                            let cells = fixed_shape_cells(&field, batch.column(0)).unwrap();
+                            assert_eq!(cells.len(), 1);
+                            cells.into_iter().next().unwrap()
+                        }
+                    };
+                    assert!(back.content_eq(&t), "{vt} {shape:?} {rows:?}");
+                }
+                let col = tensors_to_variable_shape(&[t.clone(), t.clone()]).unwrap();
+                let batch = col.into_record_batch("v").unwrap();
+                let back =
+                    variable_shape_to_tensors(batch.schema().field(0), batch.column(0)).unwrap();
+                assert_eq!(back.len(), 2);
+                assert!(
+                    back[0].content_eq(&t) && back[1].content_eq(&t),
+                    "{vt} {shape:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn column_major_is_transposed_by_default_and_kept_with_a_permutation_on_request() {
+    let rm = f32_tensor(&[3, 4]).with_dim_names(["r", "c"]).unwrap();
+    let cm = column_major(&rm);
+    assert!(cm.is_column_major() && cm.content_eq(&rm));
+    let whole = FixedShapeOptions::default().with_rows(Rows::Whole);
+
+    let col = tensor_to_fixed_shape(&cm, &whole).unwrap();
+    assert_eq!(col.tensor_type.permutation(), None);
+    assert_eq!(col.tensor_type.shape(), &[3, 4]);
+    let batch = col.into_record_batch("t").unwrap();
+    let back = &fixed_shape_cells(batch.schema().field(0), batch.column(0)).unwrap()[0];
+    assert!(back.is_row_major() && back.content_eq(&rm));
+
+    let col = tensor_to_fixed_shape(&cm, &whole.clone().with_layout(Layout::Keep)).unwrap();
+    assert_eq!(col.tensor_type.permutation(), Some(&[1usize, 0][..]));
+    assert_eq!(col.tensor_type.shape(), &[4, 3], "the physical shape");
+    assert_eq!(col.tensor_type.dim_names().unwrap(), &["c", "r"]);
+    assert_eq!(
+        col.tensor_type.metadata(),
+        r#"{"shape":[4,3],"dim_names":["c","r"],"permutation":[1,0]}"#
+    );
+    assert_eq!(
+        col.array.values().to_data().buffers()[0].as_ptr(),
+        cm.data().as_ptr(),
+        "a kept layout is not copied"
+    );
+    let batch = col.into_record_batch("t").unwrap();
+    let back = &fixed_shape_cells(batch.schema().field(0), batch.column(0)).unwrap()[0];
+    assert!(back.is_column_major() && back.content_eq(&rm));
+
+    // First axis as rows: a column-major [N, a] tensor cannot keep its layout.
+    let err = tensor_to_fixed_shape(&cm, &FixedShapeOptions::default().with_layout(Layout::Keep))
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidStrides { .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn metadata_of_either_implementation_is_read() {
+    let item = |nullable| Arc::new(Field::new("item", DataType::Float32, nullable));
+    let field = |meta: &str, nullable| {
+        Field::new("t", DataType::FixedSizeList(item(nullable), 6), false).with_metadata(
+            HashMap::from([
+                (
+                    "ARROW:extension:name".to_string(),
+                    "arrow.fixed_shape_tensor".to_string(),
+                ),
+                ("ARROW:extension:metadata".to_string(), meta.to_string()),
+            ]),
+        )
+    };
+    // pyarrow: "permutation", nullable items.
+    let py = FixedShapeTensorType::from_field(&field(
+        r#"{"shape":[2,3],"permutation":[1,0],"dim_names":["H","W"]}"#,
+        true,
+    ))
+    .unwrap();
+    assert_eq!(py.permutation(), Some(&[1usize, 0][..]));
+    assert_eq!(py.logical_shape(), vec![3, 2]);
+    assert_eq!(py.logical_dim_names(), vec!["W", "H"]);
+    // arrow-rs: "permutations", explicit nulls.
+    let rs = FixedShapeTensorType::from_field(&field(
+        r#"{"shape":[2,3],"dim_names":null,"permutations":null}"#,
+        false,
+    ))
+    .unwrap();
+    assert_eq!(
+        rs,
+        FixedShapeTensorType::new(ValueType::Float32, vec![2, 3])
+    );
+    let rs = FixedShapeTensorType::from_field(&field(
+        r#"{"shape":[2,3],"dim_names":null,"permutations":[1,0]}"#,
+        false,
+    ))
+    .unwrap();
+    assert_eq!(rs.permutation(), Some(&[1usize, 0][..]));
+    // Unknown keys are ignored; identity permutations are stored as none.
+    let t = FixedShapeTensorType::from_field(&field(
+        r#"{"shape":[2,3],"permutation":[0,1],"extra":1}"#,
+        true,
+    ))
+    .unwrap();
+    assert_eq!(t.permutation(), None);
+    // Errors name the column.
+    for (meta, want) in [
+        ("not json", "not JSON"),
+        ("[1]", "not a JSON object"),
+        (r#"{"dim_names":["a","b"]}"#, "without \"shape\""),
+        (r#"{"shape":[2,4]}"#, "list size 6 is not the product"),
+        (r#"{"shape":[2,3],"permutation":[0,0]}"#, "permutation"),
+        (
+            r#"{"shape":[2,3],"permutation":[1,0],"permutations":[0,1]}"#,
+            "differ",
+        ),
+        (r#"{"shape":[2,-3]}"#, "not a size"),
+        (r#"{"shape":[2,3],"dim_names":["a"]}"#, "dim_names"),
+    ] {
+        let err = FixedShapeTensorType::from_field(&field(meta, false)).unwrap_err();
+        assert!(
+            matches!(err.kind(), ErrorKind::InvalidColumn { column, .. } if column == "t"),
+            "{meta}: {err}"
+        );
+        assert!(err.to_string().contains(want), "{meta}: {err}");
+    }
+    // Variable shape: {} and uniform_shape with nulls.
+    let vfield = |meta: &str| {
+        let ty = VariableShapeTensorType::new(ValueType::Int32, 2);
+        let f = ty.field("v").unwrap();
+        let mut m = f.metadata().clone();
+        m.insert("ARROW:extension:metadata".to_string(), meta.to_string());
+        f.with_metadata(m)
+    };
+    let v = VariableShapeTensorType::from_field(&vfield(
+        r#"{"uniform_shape":[null,3],"permutations":[1,0]}"#,
+    ))
+    .unwrap();
+    assert_eq!(v.uniform_shape(), Some(&[None, Some(3)][..]));
+    assert_eq!(v.permutation(), Some(&[1usize, 0][..]));
+    assert!(VariableShapeTensorType::from_field(&vfield("")).is_err());
+}
+
+#[test]
+fn null_cells_and_null_values_name_the_column_and_row() {
+    let ty = FixedShapeTensorType::new(ValueType::Float32, vec![2]);
+    let mut field = ty.field("img").unwrap();
+    let DataType::FixedSizeList(_, _) = field.data_type() else {
+        unreachable!()
+    };
+    let nullable_item = Arc::new(Field::new("item", DataType::Float32, true));
+    field = Field::new(
+        "img",
+        DataType::FixedSizeList(nullable_item.clone(), 2),
+        true,
+    )
+    .with_metadata(field.metadata().clone());
+    let values: ArrayRef = Arc::new(Float32Array::from(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+    let list = FixedSizeListArray::try_new(
+        nullable_item.clone(),
+        2,
+        values,
+        Some(NullBuffer::from(vec![true, true, false])),
+    )
+    .unwrap();
+    let err = fixed_shape_to_tensor(&field, &list).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::NullCell { column, row: 2, what: "cell" } if column == "img"),
+        "{err}"
+    );
+    let values: ArrayRef = Arc::new(Float32Array::from(vec![
+        Some(1.0),
+        Some(2.0),
+        Some(3.0),
+        None,
+    ]));
+    let list = FixedSizeListArray::try_new(nullable_item, 2, values, None).unwrap();
+    let err = fixed_shape_to_tensor(&field, &list).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::NullCell { row: 1, .. }),
+        "{err}"
+    );
+    // Nullable items without nulls read fine.
+    let values: ArrayRef = Arc::new(Float32Array::from(vec![Some(1.0), Some(2.0)]));
+    let list = FixedSizeListArray::try_new(
+        Arc::new(Field::new("item", DataType::Float32, true)),
+        2,
+        values,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        fixed_shape_to_tensor(&field, &list)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap(),
+        vec![1.0, 2.0]
+    );
+}
+
+fn every_layout() -> Vec<SparseTensor> {
+    let dense = Tensor::from_vec(
+        vec![3, 4],
+        vec![
+            0.0f64, 1.5, 0.0, 0.0, -2.0, 0.0, 0.0, 3.0, 0.0, 0.0, 4.0, 0.0,
+        ],
+    )
+    .unwrap()
+    .with_dim_names(["row", "col"])
+    .unwrap();
+    let mut out = Vec::new();
+    for f in [
+        SparseFormat::Coo,
+        SparseFormat::Csr,
+        SparseFormat::Csc,
+        SparseFormat::Csf,
+    ] {
+        out.push(dense.to_sparse(f, &Default::default()).unwrap());
+    }
+    let cube = Tensor::from_vec(vec![2, 3, 2], (0..12).map(|v| (v % 3) as i16).collect()).unwrap();
+    out.push(
+        cube.to_sparse(SparseFormat::Coo, &Default::default())
+            .unwrap(),
+    );
+    out.push(
+        cube.to_sparse(
+            SparseFormat::Csf,
+            &arrow_tensor_ipc::ConvertOptions::default()
+                .with_axis_order(arrow_tensor_ipc::CsfAxisOrder::Explicit(vec![2, 0, 1])),
+        )
+        .unwrap(),
+    );
+    out
+}
+
+#[test]
+fn sparse_tensors_round_trip_through_coo_tables() {
+    for t in every_layout() {
+        let table = sparse_to_coo_table(&t).unwrap();
+        assert_eq!(table.num_rows(), t.nnz());
+        assert_eq!(table.num_columns(), t.ndim() + 1);
+        let names: Vec<String> = table
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        if t.ndim() == 2 {
+            assert_eq!(names, ["row", "col", "value"]);
+        } else {
+            assert_eq!(names, ["dim_0", "dim_1", "dim_2", "value"]);
+        }
+        let meta = table.schema().metadata()[COO_TABLE_KEY].clone();
+        assert!(
+            meta.contains(&format!("\"format\":\"{}\"", t.format().name())),
+            "{meta}"
+        );
+        let back = coo_table_to_sparse(&table, None).unwrap();
+        assert_eq!(back.format(), t.format());
+        assert!(back.content_eq(&t), "{:?}\n{:?}", back, t);
+        // Other layouts on request give the same dense values.
+        for f in [SparseFormat::Coo, SparseFormat::Csr, SparseFormat::Csf] {
+            if f != SparseFormat::Coo && t.ndim() != 2 && f == SparseFormat::Csr {
+                continue;
+            }
+            let other = coo_table_to_sparse(&table, Some(f)).unwrap();
+            assert_eq!(other.format(), f);
+            assert!(other.to_dense().unwrap().content_eq(&t.to_dense().unwrap()));
+        }
+    }
+}
+
+#[test]
+fn coo_tables_with_bad_contents_are_refused() {
+    let t = &every_layout()[1];
+    let table = sparse_to_coo_table(t).unwrap();
+    // A coordinate outside its dimension.
+    let mut cols: Vec<ArrayRef> = table.columns().to_vec();
+    let rows = arrow_array::Int8Array::from(vec![0i8, 1, 7, 2]);
+    cols[0] = Arc::new(rows);
+    let bad = RecordBatch::try_new(table.schema(), cols).unwrap();
+    let err = coo_table_to_sparse(&bad, None).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidColumn { column, reason } if column == "row" && reason.contains("row 2: coordinate 7 outside dimension 0 of size 3")),
+        "{err}"
+    );
+    // Metadata that is not JSON, or missing.
+    for meta in [
+        None,
+        Some("{"),
+        Some(r#"{"shape":[3,4],"format":"XYZ","index_type":"int32"}"#),
+    ] {
+        let mut m = HashMap::new();
+        if let Some(s) = meta {
+            m.insert(COO_TABLE_KEY.to_string(), s.to_string());
+        }
+        let schema = Schema::new(table.schema().fields().clone()).with_metadata(m);
+        let bad = RecordBatch::try_new(Arc::new(schema), table.columns().to_vec()).unwrap();
+        let err = coo_table_to_sparse(&bad, None).unwrap_err();
+        assert!(
+            matches!(err.kind(), ErrorKind::InvalidColumn { .. }),
+            "{meta:?}: {err}"
+        );
+    }
+}
+
+fn ipc_bytes(batches: &[RecordBatch], format: IpcFormat) -> Vec<u8> {
+    let mut w = IpcWriter::try_new(Vec::new(), &batches[0].schema(), format).unwrap();
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+#[test]
+fn streams_and_files_round_trip_and_are_detected() {
+    let t = f32_tensor(&[5, 3]);
+    let batch = tensor_to_fixed_shape(&t, &FixedShapeOptions::default())
+        .unwrap()
+        .into_record_batch("t")
+        .unwrap();
+    let msg_bytes = encode(&Message::from(t.clone()), &WriteOptions::default())
+        .unwrap()
+        .to_vec();
+    assert_eq!(InputKind::detect(&msg_bytes), InputKind::TensorMessages);
+    for format in [IpcFormat::Stream, IpcFormat::File] {
+        let bytes = ipc_bytes(&[batch.clone(), batch.clone()], format);
+        let kind = InputKind::detect(&bytes);
+        assert_eq!(
+            kind,
+            if format == IpcFormat::File {
+                InputKind::IpcFile
+            } else {
+                InputKind::IpcStream
+            }
+        );
+        let read: Vec<RecordBatch> = IpcBatches::new(Buffer::from_vec(bytes))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(read.len(), 2);
+        for b in &read {
+            let msgs = batch_to_messages(b, &MessageOptions::default()).unwrap();
+            assert_eq!(msgs.len(), 1);
+            assert!(msgs[0].as_tensor().unwrap().content_eq(&t));
+            let rows =
+                batch_to_messages(b, &MessageOptions::default().with_rows(Rows::Whole)).unwrap();
+            assert_eq!(rows.len(), 5);
+        }
+    }
+    assert_eq!(IpcFormat::for_path("a/x.arrow".as_ref()), IpcFormat::File);
+    assert_eq!(IpcFormat::for_path("x.feather".as_ref()), IpcFormat::File);
+    assert_eq!(IpcFormat::for_path("x.arrows".as_ref()), IpcFormat::Stream);
+}
+
+/// Every truncation and a sweep of byte corruptions of a stream and a file: an error or a
+/// result, never a panic.
+#[test]
+fn hostile_streams_and_files_give_errors_not_panics() {
+    let t = f32_tensor(&[3, 2]);
+    let fixed = tensor_to_fixed_shape(&t, &FixedShapeOptions::default())
+        .unwrap()
+        .into_record_batch("t")
+        .unwrap();
+    let coo = sparse_to_coo_table(&every_layout()[3]).unwrap();
+    for batch in [fixed, coo] {
+        for format in [IpcFormat::Stream, IpcFormat::File] {
+            let good = ipc_bytes(&[batch.clone()], format);
+            let run = |bytes: Vec<u8>| {
+                if let Ok(read) = IpcBatches::new(Buffer::from_vec(bytes)) {
+                    for b in read.flatten() {
+                        let _ = batch_to_messages(&b, &MessageOptions::default());
+                    }
+                }
+            };
+            for cut in 0..good.len() {
+                run(good[..cut].to_vec());
+            }
+            for i in 0..good.len() {
+                for v in [0x00u8, 0xFF, 0x80, 0x01] {
+                    let mut b = good.clone();
+                    b[i] = v;
+                    run(b);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn batch_builder_keeps_one_schema_and_names_the_message_that_differs() {
+    let mut b = BatchBuilder::new(TableFormat::FixedShapeTensor, FixedShapeOptions::default());
+    assert!(b.push(&f32_tensor(&[2, 3]).into()).unwrap().is_some());
+    assert!(
+        b.push(&f32_tensor(&[7, 3]).into()).unwrap().is_some(),
+        "rows may differ"
+    );
+    let err = b.push(&f32_tensor(&[2, 4]).into()).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Inconsistent { what, .. } if what.contains("message 2")),
+        "{err}"
+    );
+    let sparse: Message = every_layout()[0].clone().into();
+    let err = b.push(&sparse).unwrap_err();
+    assert!(err.to_string().contains("message 3"), "{err}");
+
+    let mut v = BatchBuilder::new(
+        TableFormat::VariableShapeTensor,
+        FixedShapeOptions::default(),
+    );
+    for n in 1..=3 {
+        assert!(v.push(&f32_tensor(&[n, 2]).into()).unwrap().is_none());
+    }
+    let err = v.push(&f32_tensor(&[2]).into()).unwrap_err();
+    assert!(err.to_string().contains("rank of message 3"), "{err}");
+    let batch = v.finish().unwrap().unwrap();
+    assert_eq!(batch.num_rows(), 3);
+    let msgs = batch_to_messages(&batch, &MessageOptions::default()).unwrap();
+    assert_eq!(msgs[2].as_tensor().unwrap().shape(), &[3, 2]);
+
+    let mut c = BatchBuilder::new(TableFormat::CooTable, FixedShapeOptions::default());
+    let layouts = every_layout();
+    let first = c.push(&layouts[1].clone().into()).unwrap().unwrap();
+    let back = batch_to_messages(&first, &MessageOptions::default()).unwrap();
+    assert!(back[0].as_sparse().unwrap().content_eq(&layouts[1]));
+    let err = c.push(&layouts[4].clone().into()).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Inconsistent { .. }),
+        "{err}"
+    );
+}
