@@ -147,6 +147,8 @@ impl<W: Write> IpcWriter<W> {
 pub struct IpcBatches {
     schema: SchemaRef,
     source: Source,
+    /// The input's length.
+    total: usize,
 }
 
 enum Source {
@@ -184,9 +186,29 @@ impl IpcBatches {
         self.schema.clone()
     }
 
+    /// How far into the input the batches returned so far reach, in bytes (for progress
+    /// reports).
+    pub fn position(&self) -> u64 {
+        match &self.source {
+            Source::Stream { rest, first, .. } => {
+                let total = self.total as u64;
+                if first.is_some() {
+                    0
+                } else {
+                    total - rest.len() as u64
+                }
+            }
+            Source::File { blocks, next, .. } => match blocks.get(*next) {
+                Some(b) => b.offset().max(0) as u64,
+                None => self.total as u64,
+            },
+        }
+    }
+
     fn stream(data: Buffer) -> Result<Self> {
         check_stream(&data)?;
         let mut decoder = StreamDecoder::new();
+        let total = data.len();
         let mut rest = data;
         let first = decoder.decode(&mut rest)?;
         let Some(schema) = decoder.schema() else {
@@ -202,6 +224,7 @@ impl IpcBatches {
         }
         Ok(IpcBatches {
             schema,
+            total,
             source: Source::Stream {
                 decoder,
                 rest,
@@ -280,6 +303,7 @@ impl IpcBatches {
         }
         Ok(IpcBatches {
             schema,
+            total: len,
             source: Source::File {
                 decoder,
                 data,

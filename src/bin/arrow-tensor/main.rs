@@ -149,6 +149,23 @@ enum Command {
         /// Threads a large conversion may use (0, the default: one per core, at most 8).
         #[arg(long, value_name = "N", default_value_t = 0, requires = "to")]
         threads: usize,
+        /// What to write: `messages` (tensor messages, the default), or record batches of
+        /// `fixed-shape-tensor`, `variable-shape-tensor` or `coo-table` (an Arrow IPC file
+        /// when OUT ends in .arrow or .feather, an IPC stream otherwise).
+        #[arg(long, value_enum, default_value_t = FormatArg::Messages)]
+        format: FormatArg,
+        /// Fixed-shape tensors: `first-axis` (the default) maps a message's first axis to
+        /// rows (and a batch back to one message); `message` makes each message one row
+        /// (and each row one message).
+        #[arg(long, value_enum, default_value_t = RowsArg::FirstAxis)]
+        rows: RowsArg,
+        /// Fixed-shape tensors: keep a column-major (or otherwise permuted) layout and
+        /// record it as the type's "permutation", instead of transposing to row-major.
+        #[arg(long)]
+        keep_layout: bool,
+        /// The tensor column to read from a record-batch input with several.
+        #[arg(long, value_name = "NAME")]
+        column: Option<String>,
         /// Show a progress bar on standard error (default: for inputs of 64 MiB or more
         /// when standard error is a terminal).
         #[arg(long, conflicts_with = "no_progress")]
@@ -163,6 +180,28 @@ enum Command {
         #[arg(value_name = "OUT")]
         output: PathBuf,
     },
+}
+
+/// Output of `convert --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum FormatArg {
+    /// Tensor / SparseTensor messages.
+    Messages,
+    /// An `arrow.fixed_shape_tensor` column.
+    FixedShapeTensor,
+    /// An `arrow.variable_shape_tensor` column.
+    VariableShapeTensor,
+    /// A COO table (one column per dimension and a `value` column).
+    CooTable,
+}
+
+/// `convert --rows`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum RowsArg {
+    /// The first axis of a tensor is the rows.
+    FirstAxis,
+    /// One message is one row.
+    Message,
 }
 
 /// Target layout of `convert --to`.
@@ -225,6 +264,10 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
             index_type,
             axis_order,
             threads,
+            format,
+            rows,
+            keep_layout,
+            column,
             progress,
             no_progress,
             input,
@@ -262,7 +305,44 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
                     Some((to.format(), convert_options))
                 }
             };
-            convert::run(&input, &output, read.options(), options, layout, when, out)
+            use arrow_tensor_ipc::record_batch::{
+                FixedShapeOptions, Layout, MessageOptions, Rows, TableFormat,
+            };
+            let rows = match rows {
+                RowsArg::FirstAxis => Rows::FirstAxis,
+                RowsArg::Message => Rows::Whole,
+            };
+            let fixed = FixedShapeOptions::default()
+                .with_rows(rows)
+                .with_layout(if keep_layout {
+                    Layout::Keep
+                } else {
+                    Layout::RowMajor
+                });
+            let target = match format {
+                FormatArg::Messages => convert::Target::Messages(options),
+                FormatArg::FixedShapeTensor => {
+                    convert::Target::Table(TableFormat::FixedShapeTensor, fixed)
+                }
+                FormatArg::VariableShapeTensor => {
+                    convert::Target::Table(TableFormat::VariableShapeTensor, fixed)
+                }
+                FormatArg::CooTable => convert::Target::Table(TableFormat::CooTable, fixed),
+            };
+            let mut message_options = MessageOptions::default().with_rows(rows);
+            if let Some(c) = column {
+                message_options = message_options.with_column(c);
+            }
+            convert::run(
+                &input,
+                &output,
+                read.options(),
+                target,
+                message_options,
+                layout,
+                when,
+                out,
+            )
         }
     }
 }
