@@ -65,6 +65,8 @@ def _names(dim_names: Optional[Sequence[str]]) -> Optional[list[str]]:
 def _from_numpy(a: np.ndarray, dim_names: Optional[Sequence[str]]) -> _native.Message:
     vt = _value_type(a.dtype, "the array")
     a = _little(a)
+    if a.ndim == 0:
+        return _native.dense(vt, a.reshape(1), _names(dim_names), True)
     if any(s < 0 for s in a.strides):
         a = np.ascontiguousarray(a)
     return _native.dense(vt, a, _names(dim_names))
@@ -130,10 +132,13 @@ def _from_pyarrow(obj: Any, pa: Any, dim_names: Optional[Sequence[str]]) -> Opti
 
 
 def _csf_axis_order(obj: Any, pa: Any, data: Any, indptr: list, indices: list) -> list[int]:
-    """The axis order of a pyarrow SparseCSFTensor, which pyarrow does not expose: the
-    permutation for which the same arrays make an equal tensor (Arrow's ``Equals`` compares
-    axis orders). Candidates are the orders the index bounds allow, identity and
-    ascending-size (Arrow's default) first."""
+    """The axis order of a pyarrow SparseCSFTensor, which pyarrow does not expose.
+
+    Candidates are the permutations the index bounds allow, identity and ascending-size
+    (Arrow's default) first. The first whose rebuilt tensor ``equals`` the input wins
+    (Arrow's ``Equals`` compares axis orders). ``Equals`` is false for NaN values even for
+    the same tensor; then the stored values are looked up in the dense expansion instead.
+    """
     shape = list(obj.shape)
     n = len(shape)
     bounds = [int(a.max()) + 1 if a.size else 0 for a in indices]
@@ -142,15 +147,43 @@ def _csf_axis_order(obj: Any, pa: Any, data: Any, indptr: list, indices: list) -
         return all(bounds[k] <= shape[p[k]] for k in range(n))
 
     first = [list(range(n)), sorted(range(n), key=lambda d: shape[d])]
-    seen: set[tuple[int, ...]] = set()
+    candidates: list[list[int]] = []
     for p in [*first, *map(list, permutations(range(n)))]:
-        if tuple(p) in seen or not fits(p):
-            continue
-        seen.add(tuple(p))
+        if p not in candidates and fits(p):
+            candidates.append(p)
+    if len(candidates) == 1:
+        return candidates[0]
+    for p in candidates:
         candidate = pa.SparseCSFTensor.from_numpy(data, indptr, indices, shape, axis_order=p)
         if candidate.equals(obj):
             return p
+    values = np.asarray(data).reshape(-1)
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        dense = obj.to_tensor().to_numpy()
+        levels = _csf_leaf_coords(indptr, indices)
+        bits = f"u{values.dtype.itemsize}"
+        for p in candidates:
+            coords = [None] * n
+            for k in range(n):
+                coords[p[k]] = levels[k]
+            found = np.ascontiguousarray(dense[tuple(coords)])
+            if np.array_equal(found.view(bits), np.ascontiguousarray(values).view(bits)):
+                return p
     raise _native.ArrowTensorError("cannot determine the axis order of the SparseCSFTensor")
+
+
+def _csf_leaf_coords(indptr: list, indices: list) -> list[np.ndarray]:
+    """For every leaf of a CSF tree, its index at each level (level k's coordinate)."""
+    n = len(indices)
+    node = np.arange(len(indices[-1]))
+    out = [np.empty(0, dtype=np.int64)] * n
+    out[n - 1] = indices[n - 1]
+    for k in range(n - 2, -1, -1):
+        ptr = np.asarray(indptr[k], dtype=np.int64)
+        parent = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
+        node = parent[node]
+        out[k] = np.asarray(indices[k])[node]
+    return out
 
 
 def _from_scipy(obj: Any, dim_names: Optional[Sequence[str]]) -> _native.Message:

@@ -24,16 +24,27 @@ fn named_sparse(t: SparseTensor, dim_names: Option<Vec<String>>) -> PyResult<PyM
 /// A dense tensor over an array's memory (any non-negative strides, no copy).
 ///
 /// `array` is any buffer-protocol object whose items are little-endian values of
-/// `value_type` (a numpy array, a memoryview).
+/// `value_type` (a numpy array, a memoryview). With `scalar`, `array` holds one element
+/// and the tensor has rank 0 (the buffer protocol has no shape for 0-d arrays).
 #[pyfunction]
-#[pyo3(signature = (value_type, array, dim_names = None))]
+#[pyo3(signature = (value_type, array, dim_names = None, scalar = false))]
 pub fn dense(
     value_type: &str,
     array: &Bound<'_, PyAny>,
     dim_names: Option<Vec<String>>,
+    scalar: bool,
 ) -> PyResult<PyMessage> {
     let vt = value_type_of(value_type)?;
-    let (buffer, shape, strides, item_size) = strided_source(array)?;
+    let (buffer, mut shape, mut strides, item_size) = strided_source(array)?;
+    if scalar {
+        if shape.iter().product::<usize>() != 1 {
+            return Err(ArrowTensorError::new_err(
+                "a rank-0 tensor is built from exactly one element",
+            ));
+        }
+        shape.clear();
+        strides.clear();
+    }
     if item_size != vt.byte_width() {
         return Err(ArrowTensorError::new_err(format!(
             "array items are {item_size} bytes wide, {value_type} values {}",
