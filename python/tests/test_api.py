@@ -152,3 +152,17 @@ def test_strict_and_permissive_reading() -> None:
         ati.read(bytes(data), strict=True)
     m = ati.loads(bytes(data), strict=False)
     assert m.indices.tolist()[:2] == [1, 0]
+
+
+def test_readme_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    from conftest import ROOT
+
+    monkeypatch.chdir(tmp_path)
+    blocks = []
+    for readme in (ROOT / "README.md", ROOT / "python" / "README.md"):
+        blocks += re.findall(r"```python\n(.*?)```", readme.read_text(), re.S)
+    assert len(blocks) >= 3
+    for code in blocks:
+        exec(compile(code, "README", "exec"), {})
