@@ -12,6 +12,7 @@ use arrow_tensor_ipc::{
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
+use std::mem::MaybeUninit;
 
 /// Copies above this size run without the GIL.
 const DETACH_BYTES: usize = 1 << 20;
@@ -332,7 +333,8 @@ impl PyMessage {
     }
 
     /// One encapsulated message as `bytes` (each body buffer copied once, straight into the
-    /// bytes object). `arrow_compatible` refuses what Arrow C++ cannot read.
+    /// bytes object, which is never zero-filled first). `arrow_compatible` refuses what
+    /// Arrow C++ cannot read.
     #[pyo3(signature = (arrow_compatible = true))]
     fn encode<'py>(
         &self,
@@ -342,29 +344,31 @@ impl PyMessage {
         let options = WriteOptions::default().with_arrow_compatible(arrow_compatible);
         let encoded = encode(&self.inner, &options).map_err(to_py_err)?;
         let len = encoded.len();
-        PyBytes::new_with(py, len, |out| {
-            let fill = |out: &mut [u8]| {
-                let (head, mut rest) = out.split_at_mut(encoded.header().len());
-                head.copy_from_slice(encoded.header());
-                for part in encoded.body() {
-                    let n = match part {
-                        BodyPart::Data(b) => {
-                            rest[..b.len()].copy_from_slice(b.as_slice());
-                            b.len()
-                        }
-                        // new_with hands out zeroed memory.
-                        BodyPart::Zeros(n) => *n,
-                    };
-                    rest = &mut rest[n..];
-                }
-            };
-            if len >= DETACH_BYTES {
-                py.detach(|| fill(out));
-            } else {
-                fill(out);
+        let (bytes, out) = crate::buffer::new_bytes(py, len)?;
+        let fill = |out: &mut [MaybeUninit<u8>]| {
+            let (head, mut rest) = out.split_at_mut(encoded.header().len());
+            head.write_copy_of_slice(encoded.header());
+            for part in encoded.body() {
+                let n = match part {
+                    BodyPart::Data(b) => {
+                        rest[..b.len()].write_copy_of_slice(b.as_slice());
+                        b.len()
+                    }
+                    BodyPart::Zeros(n) => {
+                        rest[..*n].fill(MaybeUninit::new(0));
+                        *n
+                    }
+                };
+                rest = &mut rest[n..];
             }
-            Ok(())
-        })
+            debug_assert!(rest.is_empty());
+        };
+        if len >= DETACH_BYTES {
+            py.detach(|| fill(out));
+        } else {
+            fill(out);
+        }
+        Ok(bytes)
     }
 
     fn __repr__(&self) -> String {
