@@ -1,0 +1,111 @@
+"""Type stubs of the native extension ``arrow_tensor_ipc._native`` (built from
+``python/src`` over the Rust crate ``arrow-tensor-ipc``). Users call the public API of
+``arrow_tensor_ipc``; this module is its engine."""
+
+from os import PathLike
+from typing import Any, Iterator, Optional, Sequence, Union
+
+import numpy as np
+
+class ArrowTensorError(ValueError):
+    """An invalid message, or a tensor that cannot be built, converted or written; the
+    message is the Rust crate's error."""
+
+class BufferView:
+    """A read-only byte buffer of a message, exported through the buffer protocol."""
+
+    def __len__(self) -> int: ...
+    @property
+    def address(self) -> int:
+        """Address of the first byte."""
+
+_Views = list[tuple[BufferView, str]]
+
+class Message:
+    """One dense or sparse tensor message (immutable; buffers shared)."""
+
+    @property
+    def format(self) -> str: ...
+    @property
+    def value_type(self) -> str: ...
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+    @property
+    def dim_names(self) -> tuple[str, ...]: ...
+    @property
+    def strides(self) -> Optional[tuple[int, ...]]: ...
+    @property
+    def nnz(self) -> Optional[int]: ...
+    @property
+    def is_canonical(self) -> Optional[bool]: ...
+    @property
+    def coords_order(self) -> Optional[str]: ...
+    @property
+    def axis_order(self) -> Optional[tuple[int, ...]]: ...
+    def data(self) -> BufferView: ...
+    def values(self) -> BufferView: ...
+    def coords(self) -> tuple[BufferView, str]: ...
+    def indptr(self) -> _Views: ...
+    def indices(self) -> _Views: ...
+    def get(self, coords: Sequence[int]) -> Union[int, float]: ...
+    def to_dense_array(self, max_elements: Optional[int] = None) -> np.ndarray: ...
+    def to_format(
+        self,
+        format: str,
+        index_type: Optional[str] = None,
+        axis_order: Union[Sequence[int], str, None] = None,
+        drop_zeros: bool = False,
+    ) -> Message: ...
+    def with_dim_names(self, names: Sequence[str]) -> Message: ...
+    def encode(self, arrow_compatible: bool = True) -> bytes: ...
+
+class MessageStream(Iterator[Message]):
+    """A lazy iterator over messages."""
+
+    @staticmethod
+    def from_path(path: Union[str, PathLike[str]], strict: bool = True) -> MessageStream: ...
+    @staticmethod
+    def from_buffer(data: Any, strict: bool = True) -> MessageStream: ...
+    @staticmethod
+    def from_file(file: Any, strict: bool = True) -> MessageStream: ...
+    def __iter__(self) -> MessageStream: ...
+    def __next__(self) -> Message: ...
+
+def dense(
+    value_type: str, array: Any, dim_names: Optional[Sequence[str]] = None, scalar: bool = False
+) -> Message: ...
+def coo(
+    value_type: str,
+    shape: Sequence[int],
+    values: Any,
+    coords: Any,
+    index_type: str,
+    dim_names: Optional[Sequence[str]] = None,
+) -> Message: ...
+def csx(
+    row: bool,
+    value_type: str,
+    shape: Sequence[int],
+    values: Any,
+    indptr: Any,
+    indptr_type: str,
+    indices: Any,
+    indices_type: str,
+    dim_names: Optional[Sequence[str]] = None,
+) -> Message: ...
+def csf(
+    value_type: str,
+    shape: Sequence[int],
+    values: Any,
+    indptr: Sequence[Any],
+    indices: Sequence[Any],
+    index_type: str,
+    axis_order: Sequence[int],
+    dim_names: Optional[Sequence[str]] = None,
+) -> Message: ...
+def decode_all(data: Any, strict: bool = True) -> list[Message]: ...
+def decode_one(data: Any, strict: bool = True) -> Message: ...
+def write_path(
+    path: Union[str, PathLike[str]], messages: Sequence[Message], arrow_compatible: bool = True
+) -> None: ...
+def write_file(file: Any, messages: Sequence[Message], arrow_compatible: bool = True) -> None: ...

@@ -1,0 +1,386 @@
+//! [`PyMessage`]: one decoded or built message (a dense tensor or a sparse tensor), its
+//! parts as shared byte views, and the crate's conversions and encoder over it.
+
+use crate::buffer::BufferView;
+use crate::{index_type_of, to_py_err, ArrowTensorError};
+use arrow_buffer::Buffer;
+use arrow_tensor_ipc::convert;
+use arrow_tensor_ipc::{
+    encode, BodyPart, ConvertOptions, CsfAxisOrder, IndexArray, Message, Scalar, SparseFormat,
+    SparseIndex, SparseTensor, Tensor, WriteOptions,
+};
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple};
+use std::mem::MaybeUninit;
+
+/// Copies above this size run without the GIL.
+const DETACH_BYTES: usize = 1 << 20;
+
+/// One Arrow Tensor or SparseTensor message (the native half of `arrow_tensor_ipc.Tensor`
+/// and `arrow_tensor_ipc.SparseTensor`). Immutable; its buffers are shared, not copied.
+#[pyclass(module = "arrow_tensor_ipc._native", name = "Message", frozen)]
+pub struct PyMessage {
+    /// The message.
+    pub inner: Message,
+}
+
+impl PyMessage {
+    /// Wraps a dense tensor.
+    pub fn dense(t: Tensor) -> Self {
+        PyMessage {
+            inner: Message::Tensor(t),
+        }
+    }
+
+    /// Wraps a sparse tensor.
+    pub fn sparse(t: SparseTensor) -> Self {
+        PyMessage {
+            inner: Message::SparseTensor(t),
+        }
+    }
+
+    fn sparse_ref(&self) -> PyResult<&SparseTensor> {
+        self.inner
+            .as_sparse()
+            .ok_or_else(|| ArrowTensorError::new_err("a dense tensor has no sparse index"))
+    }
+}
+
+fn index_view(a: &IndexArray) -> (BufferView, &'static str) {
+    (BufferView::new(a.buffer().clone()), a.index_type().name())
+}
+
+/// Parses a layout name (`dense`, `coo`, `csr`, `csc`, `csf`, any case); `None` for dense.
+fn parse_format(name: &str) -> PyResult<Option<SparseFormat>> {
+    Ok(Some(match name.to_ascii_lowercase().as_str() {
+        "dense" => return Ok(None),
+        "coo" => SparseFormat::Coo,
+        "csr" => SparseFormat::Csr,
+        "csc" => SparseFormat::Csc,
+        "csf" => SparseFormat::Csf,
+        _ => {
+            return Err(ArrowTensorError::new_err(format!(
+                "unknown format {name:?} (expected dense, coo, csr, csc or csf)"
+            )))
+        }
+    }))
+}
+
+/// A CSF axis order argument: `None` (identity), `"identity"`, `"ascending_size"` (Arrow
+/// C++'s choice) or a permutation of the dimensions.
+fn parse_axis_order(obj: Option<&Bound<'_, PyAny>>) -> PyResult<CsfAxisOrder> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(CsfAxisOrder::Identity);
+    };
+    if let Ok(s) = obj.extract::<String>() {
+        return match s.as_str() {
+            "identity" => Ok(CsfAxisOrder::Identity),
+            "ascending_size" => Ok(CsfAxisOrder::AscendingSize),
+            _ => Err(ArrowTensorError::new_err(format!(
+                "unknown axis_order {s:?} (expected a permutation, \"identity\" or \"ascending_size\")"
+            ))),
+        };
+    }
+    let order: Vec<usize> = obj.extract().map_err(|_| {
+        ArrowTensorError::new_err("axis_order must be a sequence of non-negative dimension numbers")
+    })?;
+    Ok(CsfAxisOrder::Explicit(order))
+}
+
+/// A scalar as a Python int or float.
+fn scalar_to_py(py: Python<'_>, s: Scalar) -> PyResult<Py<PyAny>> {
+    Ok(match s {
+        Scalar::Int8(v) => v.into_pyobject(py)?.into_any().unbind(),
+        Scalar::Int16(v) => v.into_pyobject(py)?.into_any().unbind(),
+        Scalar::Int32(v) => v.into_pyobject(py)?.into_any().unbind(),
+        Scalar::Int64(v) => v.into_pyobject(py)?.into_any().unbind(),
+        Scalar::UInt8(v) => v.into_pyobject(py)?.into_any().unbind(),
+        Scalar::UInt16(v) => v.into_pyobject(py)?.into_any().unbind(),
+        Scalar::UInt32(v) => v.into_pyobject(py)?.into_any().unbind(),
+        Scalar::UInt64(v) => v.into_pyobject(py)?.into_any().unbind(),
+        Scalar::Float16(v) => v.to_f64().into_pyobject(py)?.into_any().unbind(),
+        Scalar::Float32(v) => f64::from(v).into_pyobject(py)?.into_any().unbind(),
+        Scalar::Float64(v) => v.into_pyobject(py)?.into_any().unbind(),
+    })
+}
+
+/// The bytes of a row-major dense tensor as a writable 1-D numpy array of its value type,
+/// handed over without a copy when the buffer is a uniquely owned vector (the result of a
+/// conversion), copied once otherwise.
+fn owned_array<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    let data: Buffer =
+        if t.is_row_major() && t.data().len() == t.len() * t.value_type().byte_width() {
+            t.data().clone()
+        } else {
+            t.row_major_bytes()
+        };
+    arrow_tensor_ipc::dispatch_value!(t.value_type(), T => {
+        match data.into_vec::<T>() {
+            Ok(v) => Ok(PyArray1::from_vec(py, v).into_any()),
+            Err(data) => {
+                let slice: &[T] = data.typed_data::<T>();
+                Ok(PyArray1::from_slice(py, slice).into_any())
+            }
+        }
+    })
+}
+
+#[pymethods]
+impl PyMessage {
+    /// `"dense"`, `"COO"`, `"CSR"`, `"CSC"` or `"CSF"`.
+    #[getter]
+    fn format(&self) -> &'static str {
+        match &self.inner {
+            Message::Tensor(_) => "dense",
+            Message::SparseTensor(t) => t.format().name(),
+        }
+    }
+
+    /// Value type name (`int8` .. `uint64`, `float16`, `float32`, `float64`).
+    #[getter]
+    fn value_type(&self) -> &'static str {
+        match &self.inner {
+            Message::Tensor(t) => t.value_type().name(),
+            Message::SparseTensor(t) => t.value_type().name(),
+        }
+    }
+
+    /// The shape.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let shape = match &self.inner {
+            Message::Tensor(t) => t.shape(),
+            Message::SparseTensor(t) => t.shape(),
+        };
+        PyTuple::new(py, shape)
+    }
+
+    /// The dimension names (`""` for an unnamed dimension).
+    #[getter]
+    fn dim_names<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let names = match &self.inner {
+            Message::Tensor(t) => t.dim_names(),
+            Message::SparseTensor(t) => t.dim_names(),
+        };
+        PyTuple::new(py, names)
+    }
+
+    /// Byte strides of a dense tensor (`None` for a sparse tensor).
+    #[getter]
+    fn strides<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        match &self.inner {
+            Message::Tensor(t) => Ok(Some(PyTuple::new(py, t.strides())?)),
+            Message::SparseTensor(_) => Ok(None),
+        }
+    }
+
+    /// Stored values of a sparse tensor (`None` for a dense tensor).
+    #[getter]
+    fn nnz(&self) -> Option<usize> {
+        self.inner.as_sparse().map(SparseTensor::nnz)
+    }
+
+    /// Whether a COO index is flagged canonical (`None` for other layouts).
+    #[getter]
+    fn is_canonical(&self) -> Option<bool> {
+        match self.inner.as_sparse()?.index() {
+            SparseIndex::Coo(c) => Some(c.is_canonical()),
+            _ => None,
+        }
+    }
+
+    /// `"row"` or `"column"`: the layout of a COO coordinate matrix (`None` otherwise).
+    #[getter]
+    fn coords_order(&self) -> Option<&'static str> {
+        match self.inner.as_sparse()?.index() {
+            SparseIndex::Coo(c) => Some(match c.order() {
+                arrow_tensor_ipc::CooOrder::RowMajor => "row",
+                arrow_tensor_ipc::CooOrder::ColumnMajor => "column",
+            }),
+            _ => None,
+        }
+    }
+
+    /// The CSF axis order (`None` for other layouts).
+    #[getter]
+    fn axis_order<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        match self.inner.as_sparse().map(SparseTensor::index) {
+            Some(SparseIndex::Csf(c)) => Ok(Some(PyTuple::new(py, c.axis_order())?)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The data buffer of a dense tensor (element `idx` at byte `sum(idx * strides)`).
+    fn data(&self) -> PyResult<BufferView> {
+        match &self.inner {
+            Message::Tensor(t) => Ok(BufferView::new(t.data().clone())),
+            Message::SparseTensor(_) => Err(ArrowTensorError::new_err(
+                "a sparse tensor has no dense data buffer",
+            )),
+        }
+    }
+
+    /// The stored values of a sparse tensor (`nnz` values).
+    fn values(&self) -> PyResult<BufferView> {
+        Ok(BufferView::new(self.sparse_ref()?.values_buffer().clone()))
+    }
+
+    /// The COO coordinate matrix and its index type.
+    fn coords(&self) -> PyResult<(BufferView, &'static str)> {
+        match self.sparse_ref()?.index() {
+            SparseIndex::Coo(c) => Ok(index_view(c.indices())),
+            _ => Err(ArrowTensorError::new_err("only a COO tensor has coords")),
+        }
+    }
+
+    /// The indptr arrays (one for CSR/CSC, `ndim - 1` for CSF) with their index types.
+    fn indptr(&self) -> PyResult<Vec<(BufferView, &'static str)>> {
+        match self.sparse_ref()?.index() {
+            SparseIndex::Csx(c) => Ok(vec![index_view(c.indptr())]),
+            SparseIndex::Csf(c) => Ok(c.indptr().iter().map(index_view).collect()),
+            SparseIndex::Coo(_) => Err(ArrowTensorError::new_err("a COO tensor has no indptr")),
+        }
+    }
+
+    /// The indices arrays (one for CSR/CSC, `ndim` for CSF) with their index types.
+    fn indices(&self) -> PyResult<Vec<(BufferView, &'static str)>> {
+        match self.sparse_ref()?.index() {
+            SparseIndex::Csx(c) => Ok(vec![index_view(c.indices())]),
+            SparseIndex::Csf(c) => Ok(c.indices().iter().map(index_view).collect()),
+            SparseIndex::Coo(_) => Err(ArrowTensorError::new_err("a COO tensor has no indices")),
+        }
+    }
+
+    /// The value at a logical index (a sum for duplicates of a non-canonical COO).
+    fn get(&self, py: Python<'_>, coords: Vec<usize>) -> PyResult<Py<PyAny>> {
+        let s = match &self.inner {
+            Message::Tensor(t) => t.get(&coords),
+            Message::SparseTensor(t) => t.get(&coords),
+        }
+        .map_err(to_py_err)?;
+        scalar_to_py(py, s)
+    }
+
+    /// The dense contents, row-major, as a new writable 1-D numpy array (duplicates of a
+    /// non-canonical COO summed); `max_elements` bounds the expansion.
+    #[pyo3(signature = (max_elements = None))]
+    fn to_dense_array<'py>(
+        &self,
+        py: Python<'py>,
+        max_elements: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match &self.inner {
+            Message::Tensor(t) => owned_array(py, t),
+            Message::SparseTensor(t) => {
+                let limit = max_elements.unwrap_or(usize::MAX);
+                let dense = py
+                    .detach(|| convert::to_dense_limited(t, limit))
+                    .map_err(to_py_err)?;
+                owned_array(py, &dense)
+            }
+        }
+    }
+
+    /// Converts to another layout with the crate's converters (`"dense"` expands).
+    ///
+    /// `index_type` names the integer type of the result's index arrays (default: the
+    /// narrowest Arrow C++ reads); `axis_order` the CSF dimension order; `drop_zeros` leaves
+    /// out stored zeros of a sparse input.
+    #[pyo3(signature = (format, index_type = None, axis_order = None, drop_zeros = false))]
+    fn to_format(
+        &self,
+        py: Python<'_>,
+        format: &str,
+        index_type: Option<&str>,
+        axis_order: Option<&Bound<'_, PyAny>>,
+        drop_zeros: bool,
+    ) -> PyResult<PyMessage> {
+        let target = parse_format(format)?;
+        let mut options = ConvertOptions::default()
+            .with_axis_order(parse_axis_order(axis_order)?)
+            .with_drop_zeros(drop_zeros);
+        if let Some(name) = index_type {
+            options = options.with_index_type(index_type_of(name)?);
+        }
+        let inner = &self.inner;
+        let result = py.detach(|| -> arrow_tensor_ipc::Result<Message> {
+            Ok(match (inner, target) {
+                (Message::Tensor(t), None) => Message::Tensor(t.clone()),
+                (Message::SparseTensor(t), None) => Message::Tensor(convert::to_dense(t)?),
+                (Message::Tensor(t), Some(f)) => Message::SparseTensor(t.to_sparse(f, &options)?),
+                (Message::SparseTensor(t), Some(f)) => {
+                    Message::SparseTensor(t.to_format(f, &options)?)
+                }
+            })
+        });
+        Ok(PyMessage {
+            inner: result.map_err(to_py_err)?,
+        })
+    }
+
+    /// The same message with other dimension names (one per dimension, `""` = unnamed).
+    fn with_dim_names(&self, names: Vec<String>) -> PyResult<PyMessage> {
+        let inner = match &self.inner {
+            Message::Tensor(t) => {
+                Message::Tensor(t.clone().with_dim_names(names).map_err(to_py_err)?)
+            }
+            Message::SparseTensor(t) => {
+                Message::SparseTensor(t.clone().with_dim_names(names).map_err(to_py_err)?)
+            }
+        };
+        Ok(PyMessage { inner })
+    }
+
+    /// One encapsulated message as `bytes` (each body buffer copied once, straight into the
+    /// bytes object, which is never zero-filled first). `arrow_compatible` refuses what
+    /// Arrow C++ cannot read.
+    #[pyo3(signature = (arrow_compatible = true))]
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        arrow_compatible: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let options = WriteOptions::default().with_arrow_compatible(arrow_compatible);
+        let encoded = encode(&self.inner, &options).map_err(to_py_err)?;
+        let len = encoded.len();
+        let (bytes, out) = crate::buffer::new_bytes(py, len)?;
+        let fill = |out: &mut [MaybeUninit<u8>]| {
+            let (head, mut rest) = out.split_at_mut(encoded.header().len());
+            head.write_copy_of_slice(encoded.header());
+            for part in encoded.body() {
+                let n = match part {
+                    BodyPart::Data(b) => {
+                        rest[..b.len()].write_copy_of_slice(b.as_slice());
+                        b.len()
+                    }
+                    BodyPart::Zeros(n) => {
+                        rest[..*n].fill(MaybeUninit::new(0));
+                        *n
+                    }
+                };
+                rest = &mut rest[n..];
+            }
+            debug_assert!(rest.is_empty());
+        };
+        if len >= DETACH_BYTES {
+            py.detach(|| fill(out));
+        } else {
+            fill(out);
+        }
+        Ok(bytes)
+    }
+
+    fn __repr__(&self) -> String {
+        let (vt, shape) = match &self.inner {
+            Message::Tensor(t) => (t.value_type(), t.shape()),
+            Message::SparseTensor(t) => (t.value_type(), t.shape()),
+        };
+        format!(
+            "<arrow_tensor_ipc._native.Message {} {} {:?}>",
+            self.format(),
+            vt.name(),
+            shape
+        )
+    }
+}
