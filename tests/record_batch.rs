@@ -547,3 +547,69 @@ fn batch_builder_keeps_one_schema_and_names_the_message_that_differs() {
         "{err}"
     );
 }
+
+#[path = "../fuzz/record_batch_target.rs"]
+mod fuzz_target;
+
+/// Valid streams and files of every kind of column, for the fuzz corpus: written to
+/// `$ARROW_TENSOR_IPC_RB_SEEDS` when set.
+fn seed_inputs() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let t = f32_tensor(&[3, 2, 2])
+        .with_dim_names(["n", "h", "w"])
+        .unwrap();
+    let fixed = tensor_to_fixed_shape(&t, &FixedShapeOptions::default())
+        .unwrap()
+        .into_record_batch("t")
+        .unwrap();
+    let kept = tensor_to_fixed_shape(
+        &column_major(&f32_tensor(&[2, 3])),
+        &FixedShapeOptions::default()
+            .with_rows(Rows::Whole)
+            .with_layout(Layout::Keep),
+    )
+    .unwrap()
+    .into_record_batch("k")
+    .unwrap();
+    let var = tensors_to_variable_shape(&[f32_tensor(&[2, 2]), f32_tensor(&[1, 3])])
+        .unwrap()
+        .into_record_batch("v")
+        .unwrap();
+    let mut tables = vec![("fixed", fixed), ("kept", kept), ("variable", var)];
+    for (i, s) in every_layout().into_iter().enumerate() {
+        tables.push((
+            ["coo", "csr", "csc", "csf", "coo3", "csf3"][i],
+            sparse_to_coo_table(&s).unwrap(),
+        ));
+    }
+    for (name, batch) in tables {
+        out.push((
+            format!("{name}-stream"),
+            ipc_bytes(&[batch.clone()], IpcFormat::Stream),
+        ));
+        out.push((format!("{name}-file"), ipc_bytes(&[batch], IpcFormat::File)));
+    }
+    out
+}
+
+#[test]
+fn fuzz_seeds_and_corpus_replay() {
+    let seeds = seed_inputs();
+    if let Ok(dir) = std::env::var("ARROW_TENSOR_IPC_RB_SEEDS") {
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, bytes) in &seeds {
+            std::fs::write(std::path::Path::new(&dir).join(name), bytes).unwrap();
+        }
+    }
+    for (_, bytes) in &seeds {
+        fuzz_target::record_batches(bytes);
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/record_batches");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let data = std::fs::read(e.unwrap().path()).unwrap();
+        fuzz_target::record_batches(&data);
+        n += 1;
+    }
+    assert!(n > 0, "empty corpus {}", dir.display());
+}
