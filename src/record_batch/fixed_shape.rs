@@ -5,7 +5,7 @@
 //! (the tensor gets the strides the permutation describes).
 
 use super::arrays::{data_type, primitive_array, primitive_bytes};
-use super::extension::{permute_to_logical, FixedShapeTensorType};
+use super::extension::{inverse_permutation, permute_to_logical, FixedShapeTensorType};
 use crate::error::{fail, ErrorKind, Result};
 use crate::{row_major_strides, Tensor};
 use arrow_array::{Array, ArrayRef, FixedSizeListArray, RecordBatch};
@@ -163,7 +163,8 @@ pub fn tensor_to_fixed_shape(
             if named {
                 ty = ty.with_dim_names(perm.iter().map(|&l| cell_names[l].clone()))?;
             }
-            ty = ty.with_permutation(perm)?;
+            // The spec's permutation maps logical to physical: its inverse.
+            ty = ty.with_permutation(inverse_permutation(&perm))?;
             let n = tensor.len() * w;
             (ty, tensor.data().slice_with_length(0, n))
         }
