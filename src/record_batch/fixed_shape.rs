@@ -103,6 +103,7 @@ impl FixedShapeColumn {
 /// A dense tensor as a fixed-shape tensor column.
 ///
 /// ```
+/// use arrow_array::Array;
 /// use arrow_tensor_ipc::record_batch::{fixed_shape_to_tensor, tensor_to_fixed_shape, FixedShapeOptions};
 /// use arrow_tensor_ipc::Tensor;
 ///
