@@ -297,6 +297,16 @@ fn fixed_case(
     })
 }
 
+/// (name suffix, tensor, options, container, split into two batches, expected cell order).
+type FixedCase<'a> = (
+    &'a str,
+    &'a Tensor,
+    &'a FixedShapeOptions,
+    IpcFormat,
+    bool,
+    Option<&'a [usize]>,
+);
+
 fn fixed_cases(dir: &Path) -> Vec<Value> {
     let shapes: &[&[usize]] = &[
         &[4],
@@ -335,14 +345,7 @@ fn fixed_cases(dir: &Path) -> Vec<Value> {
             let all_rev: Vec<usize> = (0..shape.len()).rev().collect();
             let cell_rev: Vec<usize> = (0..shape.len() - 1).rev().collect();
             let ones = shape[1..].contains(&1);
-            let cases_of: Vec<(
-                &str,
-                &Tensor,
-                &FixedShapeOptions,
-                IpcFormat,
-                bool,
-                Option<&[usize]>,
-            )> = vec![
+            let cases_of: Vec<FixedCase> = vec![
                 ("rows", &rm, &first, stream, true, None),
                 ("whole", &rm, &whole, file, false, None),
                 ("named", &named, &first, file, true, None),
@@ -458,7 +461,7 @@ fn variable_cases(dir: &Path) -> Vec<Value> {
                         .unwrap()
                 })
                 .collect();
-            let format = if li % 2 == 0 {
+            let format = if li.is_multiple_of(2) {
                 IpcFormat::Stream
             } else {
                 IpcFormat::File
@@ -595,7 +598,7 @@ fn coo_cases(dir: &Path) -> Vec<Value> {
                 }
                 .unwrap_or_else(|e| panic!("{format:?} {it:?} {shape:?}: {e}"));
                 let table = sparse_to_coo_table(&sparse).unwrap();
-                let ipc = if i % 2 == 0 {
+                let ipc = if i.is_multiple_of(2) {
                     IpcFormat::Stream
                 } else {
                     IpcFormat::File
