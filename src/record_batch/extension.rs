@@ -27,9 +27,10 @@ const METADATA_KEY: &str = "ARROW:extension:metadata";
 /// value type and one shape.
 ///
 /// `shape` and `dim_names` describe the *physical* layout of a cell (its values in
-/// row-major order of that shape). With a `permutation`, physical dimension `i` is logical
-/// dimension `permutation[i]`: a cell of logical shape `[a, b]` stored column-major has
-/// physical shape `[b, a]` and permutation `[1, 0]`.
+/// row-major order of that shape). With a `permutation`, logical dimension `i` is physical
+/// dimension `permutation[i]` (the spec's example: physical shape `[100, 200, 500]` with
+/// permutation `[2, 0, 1]` is logical shape `[500, 100, 200]`). A cell of logical shape
+/// `[a, b]` stored column-major has physical shape `[b, a]` and permutation `[1, 0]`.
 ///
 /// ```
 /// use arrow_tensor_ipc::record_batch::FixedShapeTensorType;
@@ -71,8 +72,8 @@ impl FixedShapeTensorType {
         Ok(self)
     }
 
-    /// Sets the permutation from physical to logical dimensions (a permutation of
-    /// `0..ndim`; the identity is stored as no permutation).
+    /// Sets the permutation (logical dimension `i` is physical dimension `permutation[i]`; a
+    /// permutation of `0..ndim`; the identity is stored as no permutation).
     pub fn with_permutation(mut self, permutation: Vec<usize>) -> Result<Self> {
         check_permutation(&permutation, self.shape.len())?;
         self.permutation = Some(permutation).filter(|p| !is_identity(p));
@@ -99,7 +100,7 @@ impl FixedShapeTensorType {
         self.permutation.as_deref()
     }
 
-    /// The logical shape of a cell: dimension `permutation[i]` has size `shape[i]`.
+    /// The logical shape of a cell: dimension `i` has size `shape[permutation[i]]`.
     pub fn logical_shape(&self) -> Vec<usize> {
         permute_to_logical(&self.shape, self.permutation.as_deref())
     }
@@ -246,7 +247,7 @@ impl VariableShapeTensorType {
         Ok(self)
     }
 
-    /// Sets the permutation from physical to logical dimensions.
+    /// Sets the permutation (logical dimension `i` is physical dimension `permutation[i]`).
     pub fn with_permutation(mut self, permutation: Vec<usize>) -> Result<Self> {
         check_permutation(&permutation, self.ndim)?;
         self.permutation = Some(permutation).filter(|p| !is_identity(p));
@@ -413,21 +414,24 @@ impl VariableShapeTensorType {
     }
 }
 
-/// `values` reordered from physical to logical dimensions: logical `permutation[i]` gets
-/// physical `i`.
+/// `values` reordered from physical to logical dimensions: logical `i` gets physical
+/// `permutation[i]` (the spec's reading: numpy's `physical.transpose(permutation)`).
 pub(crate) fn permute_to_logical<T: Clone>(values: &[T], permutation: Option<&[usize]>) -> Vec<T> {
     match permutation {
         None => values.to_vec(),
-        Some(p) => {
-            let mut out = values.to_vec();
-            for (i, &l) in p.iter().enumerate() {
-                if let (Some(slot), Some(v)) = (out.get_mut(l), values.get(i)) {
-                    *slot = v.clone();
-                }
-            }
-            out
+        Some(p) => p.iter().filter_map(|&j| values.get(j).cloned()).collect(),
+    }
+}
+
+/// The inverse of a permutation (of `0..p.len()`).
+pub(crate) fn inverse_permutation(p: &[usize]) -> Vec<usize> {
+    let mut inv = vec![0; p.len()];
+    for (i, &v) in p.iter().enumerate() {
+        if let Some(slot) = inv.get_mut(v) {
+            *slot = i;
         }
     }
+    inv
 }
 
 fn is_identity(p: &[usize]) -> bool {

@@ -5,7 +5,7 @@
 //! (the tensor gets the strides the permutation describes).
 
 use super::arrays::{data_type, primitive_array, primitive_bytes};
-use super::extension::{permute_to_logical, FixedShapeTensorType};
+use super::extension::{inverse_permutation, permute_to_logical, FixedShapeTensorType};
 use crate::error::{fail, ErrorKind, Result};
 use crate::{row_major_strides, Tensor};
 use arrow_array::{Array, ArrayRef, FixedSizeListArray, RecordBatch};
@@ -37,7 +37,8 @@ pub enum Layout {
     #[default]
     RowMajor,
     /// Keep its memory layout and record it as the type's `"permutation"` (no copy). The
-    /// cells must be a permutation of a contiguous layout (column-major is one), and with
+    /// cells must be a permutation of a contiguous layout (column-major is one, written
+    /// as the reversed permutation), and with
     /// [`Rows::FirstAxis`] the first axis must be the outermost.
     Keep,
 }
@@ -102,6 +103,7 @@ impl FixedShapeColumn {
 /// A dense tensor as a fixed-shape tensor column.
 ///
 /// ```
+/// use arrow_array::Array;
 /// use arrow_tensor_ipc::record_batch::{fixed_shape_to_tensor, tensor_to_fixed_shape, FixedShapeOptions};
 /// use arrow_tensor_ipc::Tensor;
 ///
@@ -163,7 +165,8 @@ pub fn tensor_to_fixed_shape(
             if named {
                 ty = ty.with_dim_names(perm.iter().map(|&l| cell_names[l].clone()))?;
             }
-            ty = ty.with_permutation(perm)?;
+            // The spec's permutation maps logical to physical: its inverse.
+            ty = ty.with_permutation(inverse_permutation(&perm))?;
             let n = tensor.len() * w;
             (ty, tensor.data().slice_with_length(0, n))
         }
@@ -186,19 +189,36 @@ fn kept_permutation(tensor: &Tensor, cell_from: usize) -> Result<Vec<usize>> {
     let w = tensor.value_type().byte_width();
     let shape = &tensor.shape()[cell_from..];
     let strides = &tensor.strides()[cell_from..];
-    let mut perm: Vec<usize> = (0..shape.len()).collect();
-    // Outermost first; dimensions of size 1 (whose stride does not matter) keep their place
-    // relative to each other.
-    perm.sort_by(|&a, &b| {
-        let key = |d: usize| if shape[d] == 1 { 0 } else { strides[d] };
-        key(b).cmp(&key(a)).then(a.cmp(&b))
-    });
+    // Whether the cells are stored with their dimensions in `order` (outermost first);
+    // dimensions of size 1, whose stride does not matter, fit anywhere.
+    let fits = |order: &[usize]| {
+        let physical: Vec<usize> = order.iter().map(|&l| shape[l]).collect();
+        let expected = row_major_strides(&physical, w);
+        order
+            .iter()
+            .zip(&expected)
+            .all(|(&l, &e)| shape[l] == 1 || strides[l] == e)
+    };
+    // Row-major cells need no permutation, and column-major cells keep the reversed order
+    // (an involution, which every reader handles alike) even when dimensions of size 1
+    // would allow another.
+    let identity: Vec<usize> = (0..shape.len()).collect();
+    let reversed: Vec<usize> = (0..shape.len()).rev().collect();
+    let perm = if fits(&identity) {
+        identity
+    } else if fits(&reversed) {
+        reversed
+    } else {
+        // Outermost first; dimensions of size 1 keep their place relative to each other.
+        let mut perm: Vec<usize> = (0..shape.len()).collect();
+        perm.sort_by(|&a, &b| {
+            let key = |d: usize| if shape[d] == 1 { 0 } else { strides[d] };
+            key(b).cmp(&key(a)).then(a.cmp(&b))
+        });
+        perm
+    };
     let physical: Vec<usize> = perm.iter().map(|&l| shape[l]).collect();
-    let expected = row_major_strides(&physical, w);
-    let contiguous = perm
-        .iter()
-        .zip(&expected)
-        .all(|(&l, &e)| shape[l] == 1 || strides[l] == e);
+    let contiguous = fits(&perm);
     let cell_bytes = physical.iter().product::<usize>() * w;
     let outer_ok = cell_from == 0
         || tensor.shape().first().is_some_and(|&n| n <= 1)
