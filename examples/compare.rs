@@ -1,7 +1,7 @@
 //! Times this crate's codec side by side with Arrow C++'s IPC reader and writer.
 //!
 //! ```text
-//! cargo run --release --example compare [--features mmap] [-- --reps N] [--helper PATH]
+//! cargo run --release --example compare [--features mmap,record-batch] [-- --reps N] [--helper PATH]
 //!     [--nnz N[,N...]] [--max-dense BYTES] [--only SUBSTRING]
 //! ```
 //!
@@ -26,6 +26,12 @@
 //! `read_mmap` needs the feature). The last line reports the peak RSS of a child process
 //! that decodes the largest dense message from a memory map (feature `mmap` only).
 //!
+//! With `--features record-batch` it also times the bridge to record batches
+//! (`examples/common/record_batch_rows.rs`): a tensor to a fixed-shape column, a tensor
+//! message to an IPC stream of fixed-shape batches and back (there `arrow_s` is pyarrow
+//! doing the same job, timed by `examples/common/pyarrow_record_batch.py` in `.venv`), and
+//! sparse tensors to COO tables and back.
+//!
 //! Both sides allocate through mimalloc (the allocator of Arrow C++'s default memory pool
 //! in the pyarrow wheels).
 
@@ -42,6 +48,10 @@ use std::time::Instant;
 mod inputs;
 
 use inputs::{Layout, LAYOUTS};
+
+#[cfg(feature = "record-batch")]
+#[path = "common/record_batch_rows.rs"]
+mod record_batch_rows;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -589,6 +599,21 @@ fn main() {
             sparse_rows::<i64>(&cfg, layout, n, "int64");
         }
     }
+    #[cfg(feature = "record-batch")]
+    {
+        for body in [1usize << 10, 1 << 20, 64 << 20, 256 << 20, 1 << 30] {
+            if body <= cfg.max_dense {
+                record_batch_rows::dense_rows(&cfg, body);
+            }
+        }
+        for &n in &cfg.nnz.clone() {
+            for layout in LAYOUTS {
+                record_batch_rows::sparse_rows(&cfg, layout, n);
+            }
+        }
+    }
+    #[cfg(not(feature = "record-batch"))]
+    eprintln!("compare: built without feature `record-batch`: record-batch rows skipped");
     #[cfg(feature = "mmap")]
     if cfg.only.is_none() {
         // Peak RSS of decoding the largest dense message from a memory map.

@@ -559,6 +559,24 @@ fn nonzero_coords(t: &Tensor) -> Vec<Vec<usize>> {
     cols
 }
 
+/// The coordinates in the order a COO table of `format` lists them: a CSC tensor's in its
+/// storage order (column by column), every other layout's row-major.
+fn table_order(cols: Vec<Vec<usize>>, format: SparseFormat) -> Vec<Vec<usize>> {
+    if format != SparseFormat::Csc {
+        return cols;
+    }
+    let mut pairs: Vec<(usize, usize)> = cols[0]
+        .iter()
+        .copied()
+        .zip(cols[1].iter().copied())
+        .collect();
+    pairs.sort_by_key(|&(r, c)| (c, r));
+    vec![
+        pairs.iter().map(|p| p.0).collect(),
+        pairs.iter().map(|p| p.1).collect(),
+    ]
+}
+
 fn coo_cases(dir: &Path) -> Vec<Value> {
     let mut cases = Vec::new();
     let mut i = 0u64;
@@ -635,7 +653,7 @@ fn coo_cases(dir: &Path) -> Vec<Value> {
                     "shape": shape,
                     "format": format.name(),
                     "columns": columns,
-                    "coords": nonzero_coords(&dense),
+                    "coords": table_order(nonzero_coords(&dense), format),
                     "values": values,
                     "dense": dense_path,
                 }));

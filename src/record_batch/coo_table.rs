@@ -184,9 +184,10 @@ fn index_type_of(t: &SparseTensor) -> IndexType {
     }
 }
 
-/// A sparse tensor (any layout) as a COO table: its stored values in the order the COO
-/// layout of the tensor gives (row-major for CSR, canonical COO and identity-order CSF),
-/// coordinates in columns of the tensor's index type.
+/// A sparse tensor (any layout) as a COO table: its stored values in storage order (a COO
+/// tensor's order, row by row for CSR, column by column for CSC, row-major for CSF),
+/// coordinates in columns of the tensor's index type. CSR and CSC take no conversion: the
+/// indices buffer is a column as it is, the compressed axis is expanded from indptr.
 ///
 /// ```
 /// use arrow_tensor_ipc::record_batch::{coo_table_to_sparse, sparse_to_coo_table};
@@ -214,6 +215,11 @@ pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
         index_type: it,
         axis_order,
     };
+    if let SparseIndex::Csx(c) = tensor.index() {
+        if let Some(columns) = crate::dispatch_index!(it, I => csx_columns::<I>(tensor, c)) {
+            return table_of_columns(columns, it, tensor, &info);
+        }
+    }
     let coo = match tensor.index() {
         SparseIndex::Coo(_) => tensor.clone(),
         _ => convert::convert(
@@ -223,6 +229,44 @@ pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
         )?,
     };
     table_of_coo(&coo, &info)
+}
+
+/// The coordinate columns of a CSR/CSC tensor in storage order, without a conversion: the
+/// compressed axis expanded from indptr, the other the indices buffer itself (no copy).
+/// `None` when the compressed axis's numbers do not fit the indices' type or indptr is not
+/// well formed (the conversion path then reports it).
+fn csx_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsxIndex) -> Option<Vec<Buffer>> {
+    let axis = c.axis().dim();
+    let n = *t.shape().get(axis)?;
+    if n > 0 {
+        I::from_u64(n as u64 - 1)?;
+    }
+    let nnz = t.nnz();
+    let indptr = c.indptr();
+    if indptr.len() != n + 1 || indptr.get(0) != Some(0) {
+        return None;
+    }
+    let mut expanded: Vec<I> = Vec::with_capacity(nnz);
+    for i in 0..n {
+        let end = usize::try_from(indptr.get(i + 1)?).ok()?;
+        if end < expanded.len() || end > nnz {
+            return None;
+        }
+        expanded.resize(end, I::from_u64(i as u64)?);
+    }
+    if expanded.len() != nnz {
+        return None;
+    }
+    let indices = c
+        .indices()
+        .buffer()
+        .slice_with_length(0, nnz * std::mem::size_of::<I>());
+    let expanded = Buffer::from_vec(expanded);
+    Some(if axis == 0 {
+        vec![expanded, indices]
+    } else {
+        vec![indices, expanded]
+    })
 }
 
 /// A dense tensor as a COO table of its non-zero values (recorded layout COO).
@@ -250,6 +294,20 @@ fn table_of_coo(coo: &SparseTensor, info: &CooTableInfo) -> Result<RecordBatch> 
     let it = index.indices().index_type();
     let columns: Vec<Buffer> =
         crate::dispatch_index!(it, I => split_columns::<I>(index, ndim, nnz));
+    table_of_columns(columns, it, coo, info)
+}
+
+/// The table of coordinate columns of type `it` and the values of `t`.
+fn table_of_columns(
+    columns: Vec<Buffer>,
+    it: IndexType,
+    t: &SparseTensor,
+    info: &CooTableInfo,
+) -> Result<RecordBatch> {
+    let names = info.column_names();
+    let ndim = t.ndim();
+    let nnz = t.nnz();
+    let coo = t;
     let mut arrays: Vec<ArrayRef> = Vec::with_capacity(ndim + 1);
     let mut fields = Vec::with_capacity(ndim + 1);
     for (buf, name) in columns.into_iter().zip(&names) {
@@ -292,10 +350,31 @@ fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> V
             })
             .collect();
     };
-    let mut cols: Vec<Vec<I>> = (0..ndim).map(|_| Vec::with_capacity(nnz)).collect();
-    for row in coords.chunks_exact(ndim).take(nnz) {
-        for (col, &v) in cols.iter_mut().zip(row) {
-            col.push(v);
+    let coords = coords.get(..nnz * ndim).unwrap_or(coords);
+    let mut cols: Vec<Vec<I>> = (0..ndim).map(|_| vec![I::default(); nnz]).collect();
+    match cols.as_mut_slice() {
+        [a, b] => {
+            for (row, (x, y)) in coords.chunks_exact(2).zip(a.iter_mut().zip(b.iter_mut())) {
+                *x = row[0];
+                *y = row[1];
+            }
+        }
+        [a, b, c] => {
+            for (row, (x, (y, z))) in coords
+                .chunks_exact(3)
+                .zip(a.iter_mut().zip(b.iter_mut().zip(c.iter_mut())))
+            {
+                *x = row[0];
+                *y = row[1];
+                *z = row[2];
+            }
+        }
+        _ => {
+            for (k, row) in coords.chunks_exact(ndim).enumerate() {
+                for (col, &v) in cols.iter_mut().zip(row) {
+                    col[k] = v;
+                }
+            }
         }
     }
     cols.into_iter().map(Buffer::from_vec).collect()
@@ -352,17 +431,42 @@ pub fn coo_table_to_sparse(
             ),
         });
     };
+    let target = format.unwrap_or(info.format);
+    if matches!(target, SparseFormat::Csr | SparseFormat::Csc) && ndim == 2 {
+        let fast = crate::dispatch_index!(it, I => csx_from_columns::<I>(table, &info, target, it, vt, values.clone()));
+        if let Some(t) = fast {
+            return t;
+        }
+    }
     let coords = crate::dispatch_index!(it, I => interleave::<I>(table, &info.shape, it))?;
     let index = CooIndex::new(IndexArray::try_new(it, coords)?, ndim)?;
+    // Strict validation checks every coordinate against the shape; an out-of-range one is
+    // reported by column and row.
     let coo = SparseTensor::try_new_with_duplicates(
         vt,
         info.shape.clone(),
         values,
         SparseIndex::Coo(index),
-    )?
+    )
+    .map_err(|e| match e.into_kind() {
+        ErrorKind::IndexOutOfBounds {
+            buffer: crate::BufferId::CooIndices,
+            position,
+            value,
+            dim,
+            bound,
+        } => ErrorKind::InvalidColumn {
+            column: schema.field(dim).name().clone(),
+            reason: format!(
+                "row {}: coordinate {value} outside dimension {dim} of size {bound}",
+                position / ndim.max(1) as u64
+            ),
+        }
+        .into(),
+        other => crate::Error::from(other),
+    })?
     .with_dim_names(info.dim_names.clone())?;
     debug_assert_eq!(coo.nnz(), nnz);
-    let target = format.unwrap_or(info.format);
     if target == SparseFormat::Coo {
         return Ok(coo);
     }
@@ -379,6 +483,67 @@ pub fn coo_table_to_sparse(
     convert::convert(&coo, target, &options)
 }
 
+/// A CSR (CSC) tensor straight from a table whose row (column) coordinates are
+/// non-decreasing, as [`sparse_to_coo_table`] writes them: indptr counted from that
+/// column, the other column the indices buffer and the values column the values (no
+/// copies), then strict validation. `None` when the columns are not so (the general path
+/// then sorts them).
+fn csx_from_columns<I: NativeIndex>(
+    table: &RecordBatch,
+    info: &CooTableInfo,
+    target: SparseFormat,
+    it: IndexType,
+    vt: crate::ValueType,
+    values: Buffer,
+) -> Option<Result<SparseTensor>> {
+    let (axis, compressed, other) = match target {
+        SparseFormat::Csr => (crate::CompressedAxis::Row, 0, 1),
+        _ => (crate::CompressedAxis::Column, 1, 0),
+    };
+    let column = |d: usize| -> Option<IndexArray> {
+        let a = table.column(d);
+        if a.data_type() != &index_data_type(it) || a.null_count() > 0 {
+            return None;
+        }
+        let bytes =
+            super::arrays::primitive_bytes(a.as_ref(), it.byte_width(), "", "coordinate", |i| i)
+                .ok()?;
+        IndexArray::try_new(it, bytes).ok()
+    };
+    let major = column(compressed)?;
+    let minor = column(other)?;
+    let n = info.shape[compressed];
+    let nnz = table.num_rows();
+    let keys = major.values::<I>()?;
+    // indptr[i + 1] = number of entries with key <= i; keys must be non-decreasing and < n.
+    let mut indptr: Vec<I> = Vec::with_capacity(n + 1);
+    indptr.push(I::from_u64(0)?);
+    let mut prev = 0usize;
+    let mut k = 0usize;
+    for i in 0..n {
+        while k < nnz {
+            let key = usize::try_from(keys[k].as_index()).ok()?;
+            if key < prev {
+                return None;
+            }
+            if key != i {
+                break;
+            }
+            prev = key;
+            k += 1;
+        }
+        indptr.push(I::from_u64(k as u64)?);
+    }
+    if k != nnz {
+        return None;
+    }
+    let index = crate::CsxIndex::new(axis, IndexArray::from_vec(indptr), minor);
+    Some(
+        SparseTensor::try_new(vt, info.shape.clone(), values, SparseIndex::Csx(index))
+            .and_then(|t| t.with_dim_names(info.dim_names.clone())),
+    )
+}
+
 /// The coordinate columns of a COO table as one row-major coordinate matrix, each
 /// coordinate checked against the shape.
 fn interleave<I: NativeIndex>(
@@ -389,8 +554,8 @@ fn interleave<I: NativeIndex>(
     let ndim = shape.len();
     let nnz = table.num_rows();
     let schema = table.schema();
-    let mut out: Vec<I> = vec![I::default(); nnz * ndim];
-    for (d, &size) in shape.iter().enumerate() {
+    let mut columns = Vec::with_capacity(ndim);
+    for d in 0..shape.len() {
         let field = schema.field(d);
         let array = table.column(d);
         let column = field.name();
@@ -419,27 +584,39 @@ fn interleave<I: NativeIndex>(
             |i| i,
         )?;
         let col = IndexArray::try_new(it, bytes)?;
-        let Some(vals) = col.values::<I>() else {
+        if col.values::<I>().is_none() {
             return fail(ErrorKind::InvalidColumn {
                 column: column.clone(),
                 reason: "misaligned coordinates".into(),
             });
-        };
-        for (row, (&v, slot)) in vals
-            .iter()
-            .zip(out.iter_mut().skip(d).step_by(ndim.max(1)))
-            .enumerate()
-        {
-            let c = v.as_index();
-            if c < 0 || c as u64 >= size as u64 {
-                return fail(ErrorKind::InvalidColumn {
-                    column: column.clone(),
-                    reason: format!(
-                        "row {row}: coordinate {c} outside dimension {d} of size {size}"
-                    ),
-                });
+        }
+        columns.push(col);
+    }
+    let cols: Vec<&[I]> = columns.iter().filter_map(|c| c.values::<I>()).collect();
+    let mut out: Vec<I> = vec![I::default(); nnz * ndim];
+    match cols.as_slice() {
+        [a, b] => {
+            for (row, (&x, &y)) in out.chunks_exact_mut(2).zip(a.iter().zip(b.iter())) {
+                row[0] = x;
+                row[1] = y;
             }
-            *slot = v;
+        }
+        [a, b, c] => {
+            for (row, (&x, (&y, &z))) in out
+                .chunks_exact_mut(3)
+                .zip(a.iter().zip(b.iter().zip(c.iter())))
+            {
+                row[0] = x;
+                row[1] = y;
+                row[2] = z;
+            }
+        }
+        _ => {
+            for (k, row) in out.chunks_exact_mut(ndim.max(1)).enumerate() {
+                for (slot, col) in row.iter_mut().zip(&cols) {
+                    *slot = col[k];
+                }
+            }
         }
     }
     Ok(Buffer::from_vec(out))
