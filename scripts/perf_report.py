@@ -104,7 +104,7 @@ def main() -> None:
         "pre-faulted buffers. Figures on a shared 2-core VM vary by 10-30% between runs: compare",
         "rows of one report, not rows of reports from different days.",
         "",
-        "## Codec (`cargo run --release --example compare --features mmap -- --nnz 1000000,10000000`)",
+        "## Codec (`cargo run --release --example compare --features mmap,record-batch -- --nnz 1000000,10000000`)",
         "",
     ]
     timed = [r for r in compare if "ours_s" in r]

@@ -3,7 +3,7 @@
 use arrow_buffer::Buffer;
 use arrow_tensor_ipc::{
     decode_message, CsfLengths, DecodedMessage, Message, MessageIter, MessageWriter, ReadOptions,
-    SparseTensor, Tensor, ValueType, WriteOptions,
+    SparseFormat, SparseTensor, Tensor, ValueType, WriteOptions,
 };
 use half::f16;
 use serde_json::Value;
@@ -1072,4 +1072,112 @@ fn convert_threads_do_not_change_output() {
         // And the expansion is the input again.
         assert!(outputs[0].1 == std::fs::read(input.path()).unwrap(), "{to}");
     }
+}
+
+/// `convert --format` to each table format and back again, IPC files and streams; a
+/// message that does not fit the first one's table fails with nothing left behind.
+#[test]
+fn convert_to_record_batches_and_back() {
+    let dense_messages: Vec<Message> = vec![dense().into(), dense().into()];
+    let input = write_file("rb-in", &dense_messages);
+    for (format, ext) in [
+        ("fixed-shape-tensor", "arrow"),
+        ("fixed-shape-tensor", "arrows"),
+        ("variable-shape-tensor", "feather"),
+        ("coo-table", "arrows"),
+    ] {
+        let table = TempFile::new(&format!("rb-{format}"));
+        let table_path = table.path().with_extension(ext);
+        let out = run(
+            &["convert", "--format", format],
+            &[input.path(), &table_path],
+        );
+        assert_eq!(code(&out), 0, "{format}: {}", stderr(&out));
+        assert!(
+            stdout(&out).contains("2 messages written as"),
+            "{}",
+            stdout(&out)
+        );
+        let bytes = std::fs::read(&table_path).unwrap();
+        assert_eq!(
+            bytes.starts_with(b"ARROW1"),
+            ext != "arrows",
+            "{format} {ext}"
+        );
+        let back = TempFile::new(&format!("rb-{format}-back"));
+        let out = run(&["convert"], &[&table_path, back.path()]);
+        assert_eq!(code(&out), 0, "{format}: {}", stderr(&out));
+        let decoded = decode_all(&back.bytes(), ReadOptions::strict());
+        assert_eq!(decoded.len(), 2, "{format}");
+        for d in &decoded {
+            let t = match &d.message {
+                Message::Tensor(t) => t.clone(),
+                Message::SparseTensor(s) => s.to_dense().unwrap(),
+            };
+            assert_eq!(
+                t.to_vec::<i32>().unwrap(),
+                dense().to_vec::<i32>().unwrap(),
+                "{format}"
+            );
+            assert_eq!(t.shape(), dense().shape());
+        }
+        let _ = std::fs::remove_file(&table_path);
+    }
+
+    // Rows as messages: each row one message of the cell shape.
+    let table = TempFile::new("rb-rows");
+    let out = run(
+        &["convert", "--format", "fixed-shape-tensor"],
+        &[input.path(), table.path()],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let back = TempFile::new("rb-rows-back");
+    let out = run(
+        &["convert", "--rows", "message"],
+        &[table.path(), back.path()],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let decoded = decode_all(&back.bytes(), ReadOptions::strict());
+    assert_eq!(decoded.len(), 4);
+    assert_eq!(
+        decoded[1]
+            .message
+            .as_tensor()
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        vec![4, 5, i32::MIN]
+    );
+
+    // A COO table back in another layout.
+    let sparse = write_file("rb-sparse", &[csr().into()]);
+    let table = TempFile::new("rb-coo");
+    let out = run(
+        &["convert", "--format", "coo-table"],
+        &[sparse.path(), table.path()],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let back = TempFile::new("rb-coo-back");
+    let out = run(&["convert", "--to", "csc"], &[table.path(), back.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let decoded = decode_all(&back.bytes(), ReadOptions::strict());
+    let s = decoded[0].message.as_sparse().unwrap();
+    assert_eq!(s.format(), SparseFormat::Csc);
+    assert!(s.to_dense().unwrap().content_eq(&csr().to_dense().unwrap()));
+
+    // A message of another cell shape: an error naming it, and no output left.
+    let mixed = write_file("rb-mixed", &[dense().into(), column_major().into()]);
+    let table = TempFile::new("rb-mixed-out");
+    let out = run(
+        &["convert", "--format", "fixed-shape-tensor"],
+        &[mixed.path(), table.path()],
+    );
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("message 1"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("partial output removed"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!table.path().exists());
 }

@@ -483,7 +483,7 @@ fn hostile_streams_and_files_give_errors_not_panics() {
     let coo = sparse_to_coo_table(&every_layout()[3]).unwrap();
     for batch in [fixed, coo] {
         for format in [IpcFormat::Stream, IpcFormat::File] {
-            let good = ipc_bytes(&[batch.clone()], format);
+            let good = ipc_bytes(std::slice::from_ref(&batch), format);
             let run = |bytes: Vec<u8>| {
                 if let Ok(read) = IpcBatches::new(Buffer::from_vec(bytes)) {
                     for b in read.flatten() {
@@ -585,7 +585,7 @@ fn seed_inputs() -> Vec<(String, Vec<u8>)> {
     for (name, batch) in tables {
         out.push((
             format!("{name}-stream"),
-            ipc_bytes(&[batch.clone()], IpcFormat::Stream),
+            ipc_bytes(std::slice::from_ref(&batch), IpcFormat::Stream),
         ));
         out.push((format!("{name}-file"), ipc_bytes(&[batch], IpcFormat::File)));
     }

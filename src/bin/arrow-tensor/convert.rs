@@ -185,7 +185,7 @@ enum Sink {
     Table {
         builder: BatchBuilder,
         file: Option<BufWriter<File>>,
-        writer: Option<IpcWriter<BufWriter<File>>>,
+        writer: Option<Box<IpcWriter<BufWriter<File>>>>,
         format: IpcFormat,
         batches: u64,
     },
@@ -232,7 +232,7 @@ impl Sink {
         };
         if writer.is_none() {
             if let Some(f) = file.take() {
-                *writer = Some(IpcWriter::try_new(f, &batch.schema(), *format)?);
+                *writer = Some(Box::new(IpcWriter::try_new(f, &batch.schema(), *format)?));
             }
         }
         if let Some(w) = writer {
