@@ -9,7 +9,7 @@ use arrow_buffer::Buffer;
 use arrow_ipc::reader::{FileDecoder, StreamDecoder};
 use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_ipc::Block;
-use arrow_schema::{Schema, SchemaRef};
+use arrow_schema::{DataType, Schema, SchemaRef};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -259,7 +259,9 @@ impl IpcBatches {
         let Some(fb_schema) = footer.schema() else {
             return fail(ErrorKind::MissingField("Footer.schema"));
         };
-        let schema = Arc::new(arrow_ipc::convert::try_fb_to_schema(fb_schema)?);
+        let schema = arrow_ipc::convert::try_fb_to_schema(fb_schema)?;
+        check_schema(&schema)?;
+        let schema = Arc::new(schema);
         let mut decoder = FileDecoder::new(schema.clone(), footer.version());
         let slice = |b: &Block| -> Result<Buffer> {
             let offset = usize::try_from(b.offset()).ok();
@@ -365,6 +367,10 @@ fn check_message(bytes: &[u8], at: usize) -> Result<Option<usize>> {
             available: bytes.len() as u64,
         });
     }
+    if let Some(fb) = message.header_as_schema() {
+        let schema = arrow_ipc::convert::try_fb_to_schema(fb)?;
+        check_schema(&schema).map_err(|e| e.at(at as u64))?;
+    }
     let batch = match message.header_type() {
         arrow_ipc::MessageHeader::RecordBatch => message.header_as_record_batch(),
         arrow_ipc::MessageHeader::DictionaryBatch => {
@@ -410,6 +416,54 @@ fn check_message(bytes: &[u8], at: usize) -> Result<Option<usize>> {
         }
     }
     Ok(Some(end as usize))
+}
+
+/// Whether arrow-ipc reads columns of type `t` from untrusted bytes without panicking:
+/// the types tensor columns and COO tables are made of, and the plain types a table may
+/// carry beside them. arrow-ipc 60 slices union and other buffers by lengths it does not
+/// check, so every other type is refused before a batch is decoded.
+fn supported(t: &DataType) -> bool {
+    use DataType as D;
+    match t {
+        D::Null
+        | D::Boolean
+        | D::Int8
+        | D::Int16
+        | D::Int32
+        | D::Int64
+        | D::UInt8
+        | D::UInt16
+        | D::UInt32
+        | D::UInt64
+        | D::Float16
+        | D::Float32
+        | D::Float64
+        | D::Utf8
+        | D::LargeUtf8
+        | D::Binary
+        | D::LargeBinary
+        | D::Date32
+        | D::Date64 => true,
+        D::List(f) | D::LargeList(f) | D::FixedSizeList(f, _) => supported(f.data_type()),
+        D::Struct(fields) => fields.iter().all(|f| supported(f.data_type())),
+        _ => false,
+    }
+}
+
+/// Refuses a schema with a column [`supported`] does not allow.
+fn check_schema(schema: &Schema) -> Result<()> {
+    for f in schema.fields() {
+        if !supported(f.data_type()) {
+            return fail(ErrorKind::InvalidColumn {
+                column: f.name().clone(),
+                reason: format!(
+                    "type {} is not read here (numbers, booleans, strings, binary, dates, lists and structs of them are)",
+                    f.data_type()
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Checks every message of a stream (see [`check_message`]).
