@@ -21,6 +21,9 @@
 //! - IO adapters: [`MessageReader`] over `std::io::Read` (a loop over a
 //!   [`StreamDecoder`]), [`MessageWriter`] over `std::io::Write`, and `read_mmap` with the
 //!   `mmap` feature;
+//! - the bridge to Arrow record batches (module `record_batch`, feature `record-batch`):
+//!   `arrow.fixed_shape_tensor` and `arrow.variable_shape_tensor` columns, COO tables,
+//!   Arrow IPC streams and files;
 //! - the `arrow-tensor` command-line tool (feature `cli`).
 //!
 //! # Example
