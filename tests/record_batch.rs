@@ -613,3 +613,52 @@ fn fuzz_seeds_and_corpus_replay() {
     }
     assert!(n > 0, "empty corpus {}", dir.display());
 }
+
+/// Tables of more than 2^20 rows are split and interleaved on several threads: the same
+/// coordinates come out as on one.
+#[test]
+fn large_coo_tables_round_trip() {
+    for ndim in [2usize, 3, 4] {
+        let nnz = (1 << 20) + 12_345;
+        let side = 4096usize;
+        let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ ndim as u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        // Distinct coordinates: row-major position k * step + jitter.
+        let total = (side as u64).pow(ndim as u32);
+        let step = total / nnz as u64;
+        let mut coords = Vec::with_capacity(nnz * ndim);
+        for k in 0..nnz as u64 {
+            let mut lin = k * step + next() % step;
+            let mut c = vec![0i64; ndim];
+            for d in (0..ndim).rev() {
+                c[d] = (lin % side as u64) as i64;
+                lin /= side as u64;
+            }
+            coords.extend(c);
+        }
+        let values: Vec<f32> = (0..nnz).map(|i| i as f32).collect();
+        let t = SparseTensor::coo(&vec![side; ndim], coords.clone(), values).unwrap();
+        let table = sparse_to_coo_table(&t).unwrap();
+        for d in 0..ndim {
+            let col = table
+                .column(d)
+                .as_any()
+                .downcast_ref::<arrow_array::Int64Array>()
+                .unwrap();
+            for k in [0, 1, nnz / 2, nnz - 1] {
+                assert_eq!(
+                    col.value(k),
+                    coords[k * ndim + d],
+                    "ndim {ndim} row {k} dim {d}"
+                );
+            }
+        }
+        let back = coo_table_to_sparse(&table, None).unwrap();
+        assert!(back.content_eq(&t), "ndim {ndim}");
+    }
+}

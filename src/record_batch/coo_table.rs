@@ -352,6 +352,46 @@ fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> V
     };
     let coords = coords.get(..nnz * ndim).unwrap_or(coords);
     let mut cols: Vec<Vec<I>> = (0..ndim).map(|_| vec![I::default(); nnz]).collect();
+    {
+        let mut parts: Vec<&mut [I]> = cols.iter_mut().map(Vec::as_mut_slice).collect();
+        let per = rows_per_thread(nnz);
+        std::thread::scope(|scope| {
+            let mut start = 0;
+            while start < nnz {
+                let n = per.min(nnz - start);
+                let mine: Vec<&mut [I]> = parts
+                    .iter_mut()
+                    .map(|p| {
+                        let (head, tail) = std::mem::take(p).split_at_mut(n);
+                        *p = tail;
+                        head
+                    })
+                    .collect();
+                let block = &coords[start * ndim..(start + n) * ndim];
+                start += n;
+                if start < nnz {
+                    scope.spawn(move || split_block(block, mine));
+                } else {
+                    split_block(block, mine);
+                }
+            }
+        });
+    }
+    cols.into_iter().map(Buffer::from_vec).collect()
+}
+
+/// Rows each thread handles when a coordinate matrix of `nnz` rows is split or
+/// interleaved: all of them below 2^20 rows, else a share for each core (at most 8).
+fn rows_per_thread(nnz: usize) -> usize {
+    if nnz < 1 << 20 {
+        return nnz.max(1);
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    nnz.div_ceil(threads).max(1)
+}
+
+/// Splits a block of a row-major coordinate matrix into its columns.
+fn split_block<I: NativeIndex>(coords: &[I], mut cols: Vec<&mut [I]>) {
     match cols.as_mut_slice() {
         [a, b] => {
             for (row, (x, y)) in coords.chunks_exact(2).zip(a.iter_mut().zip(b.iter_mut())) {
@@ -370,6 +410,7 @@ fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> V
             }
         }
         _ => {
+            let ndim = cols.len().max(1);
             for (k, row) in coords.chunks_exact(ndim).enumerate() {
                 for (col, &v) in cols.iter_mut().zip(row) {
                     col[k] = v;
@@ -377,7 +418,36 @@ fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> V
             }
         }
     }
-    cols.into_iter().map(Buffer::from_vec).collect()
+}
+
+/// Interleaves a block of coordinate columns into a row-major coordinate matrix.
+fn interleave_block<I: NativeIndex>(out: &mut [I], cols: &[&[I]]) {
+    match cols {
+        [a, b] => {
+            for (row, (&x, &y)) in out.chunks_exact_mut(2).zip(a.iter().zip(b.iter())) {
+                row[0] = x;
+                row[1] = y;
+            }
+        }
+        [a, b, c] => {
+            for (row, (&x, (&y, &z))) in out
+                .chunks_exact_mut(3)
+                .zip(a.iter().zip(b.iter().zip(c.iter())))
+            {
+                row[0] = x;
+                row[1] = y;
+                row[2] = z;
+            }
+        }
+        _ => {
+            let ndim = cols.len().max(1);
+            for (k, row) in out.chunks_exact_mut(ndim).enumerate() {
+                for (slot, col) in row.iter_mut().zip(cols) {
+                    *slot = col[k];
+                }
+            }
+        }
+    }
 }
 
 /// Rebuilds the sparse tensor a COO table holds: in the layout its metadata records, or in
@@ -594,30 +664,22 @@ fn interleave<I: NativeIndex>(
     }
     let cols: Vec<&[I]> = columns.iter().filter_map(|c| c.values::<I>()).collect();
     let mut out: Vec<I> = vec![I::default(); nnz * ndim];
-    match cols.as_slice() {
-        [a, b] => {
-            for (row, (&x, &y)) in out.chunks_exact_mut(2).zip(a.iter().zip(b.iter())) {
-                row[0] = x;
-                row[1] = y;
+    let per = rows_per_thread(nnz);
+    std::thread::scope(|scope| {
+        let mut rest = out.as_mut_slice();
+        let mut start = 0;
+        while start < nnz {
+            let n = per.min(nnz - start);
+            let (block, tail) = std::mem::take(&mut rest).split_at_mut(n * ndim);
+            rest = tail;
+            let mine: Vec<&[I]> = cols.iter().map(|c| &c[start..start + n]).collect();
+            start += n;
+            if start < nnz {
+                scope.spawn(move || interleave_block(block, &mine));
+            } else {
+                interleave_block(block, &mine);
             }
         }
-        [a, b, c] => {
-            for (row, (&x, (&y, &z))) in out
-                .chunks_exact_mut(3)
-                .zip(a.iter().zip(b.iter().zip(c.iter())))
-            {
-                row[0] = x;
-                row[1] = y;
-                row[2] = z;
-            }
-        }
-        _ => {
-            for (k, row) in out.chunks_exact_mut(ndim.max(1)).enumerate() {
-                for (slot, col) in row.iter_mut().zip(&cols) {
-                    *slot = col[k];
-                }
-            }
-        }
-    }
+    });
     Ok(Buffer::from_vec(out))
 }
