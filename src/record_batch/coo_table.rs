@@ -509,15 +509,26 @@ pub fn coo_table_to_sparse(
         }
     }
     let coords = crate::dispatch_index!(it, I => interleave::<I>(table, &info.shape, it))?;
-    let index = CooIndex::new(IndexArray::try_new(it, coords)?, ndim)?;
+    let coords = IndexArray::try_new(it, coords)?;
     // Strict validation checks every coordinate against the shape; an out-of-range one is
-    // reported by column and row.
-    let coo = SparseTensor::try_new_with_duplicates(
-        vt,
-        info.shape.clone(),
-        values,
-        SparseIndex::Coo(index),
-    )
+    // reported by column and row. The index is first flagged canonical, so that the one
+    // fused scan of strict validation both checks the bounds and confirms the order (tables
+    // we write from canonical tensors are sorted); rows out of order fall back to an index
+    // flagged non-canonical.
+    let build = |canonical: bool| -> Result<SparseTensor> {
+        let index =
+            CooIndex::with_flag(coords.clone(), ndim, crate::CooOrder::RowMajor, canonical)?;
+        SparseTensor::try_new_with_duplicates(
+            vt,
+            info.shape.clone(),
+            values.clone(),
+            SparseIndex::Coo(index),
+        )
+    };
+    let coo = match build(true) {
+        Err(e) if matches!(e.kind(), ErrorKind::NotIncreasing { .. }) => build(false),
+        other => other,
+    }
     .map_err(|e| match e.into_kind() {
         ErrorKind::IndexOutOfBounds {
             buffer: crate::BufferId::CooIndices,
