@@ -261,6 +261,7 @@ impl IpcBatches {
         };
         let schema = arrow_ipc::convert::try_fb_to_schema(fb_schema)?;
         check_schema(&schema)?;
+        let widths = Some(buffer_widths(&schema));
         let schema = Arc::new(schema);
         let mut decoder = FileDecoder::new(schema.clone(), footer.version());
         let slice = |b: &Block| -> Result<Buffer> {
@@ -274,7 +275,7 @@ impl IpcBatches {
                         .is_some_and(|end| end <= footer_at) =>
                 {
                     let block = &data[o..o + m + n];
-                    if check_message(block, o)?.is_none_or(|len| len > m + n) {
+                    if check_message(block, o, &mut widths.clone())?.is_none_or(|len| len > m + n) {
                         return fail(ErrorKind::Truncated {
                             part: "Arrow IPC file block",
                             needed: (m + n) as u64 + 1,
@@ -321,7 +322,11 @@ impl IpcBatches {
 /// `None` at an end-of-stream marker or when fewer than 4 bytes remain. arrow-ipc slices
 /// buffers by the lengths a message claims and panics when they exceed the body: every
 /// message is checked here before arrow-ipc sees it.
-fn check_message(bytes: &[u8], at: usize) -> Result<Option<usize>> {
+fn check_message(
+    bytes: &[u8],
+    at: usize,
+    widths: &mut Option<Vec<(usize, String)>>,
+) -> Result<Option<usize>> {
     let word = |o: usize| {
         bytes
             .get(o..o + 4)
@@ -370,6 +375,30 @@ fn check_message(bytes: &[u8], at: usize) -> Result<Option<usize>> {
     if let Some(fb) = message.header_as_schema() {
         let schema = arrow_ipc::convert::try_fb_to_schema(fb)?;
         check_schema(&schema).map_err(|e| e.at(at as u64))?;
+        *widths = Some(buffer_widths(&schema));
+    }
+    // Buffers whose length is not a whole number of elements make arrow-rs's validation
+    // panic; they are refused here (record batches only: a dictionary batch's buffers
+    // belong to no column of a supported schema).
+    if let (Some(batch), Some(widths)) = (message.header_as_record_batch(), widths.as_ref()) {
+        for (i, (b, (w, column))) in batch
+            .buffers()
+            .into_iter()
+            .flatten()
+            .zip(widths)
+            .enumerate()
+        {
+            if b.length() % *w as i64 != 0 {
+                return Err(crate::Error::from(ErrorKind::InvalidColumn {
+                    column: column.clone(),
+                    reason: format!(
+                        "buffer {i} of the record batch holds {} bytes, not a whole number of {w}-byte elements",
+                        b.length()
+                    ),
+                })
+                .at(at as u64));
+            }
+        }
     }
     let batch = match message.header_type() {
         arrow_ipc::MessageHeader::RecordBatch => message.header_as_record_batch(),
@@ -450,6 +479,71 @@ fn supported(t: &DataType) -> bool {
     }
 }
 
+/// The element width of every buffer of a record batch of `schema`, in the order the IPC
+/// format lists them, with the column each belongs to (for the types [`supported`] allows;
+/// validity bitmaps, booleans and bytes have width 1).
+fn buffer_widths(schema: &Schema) -> Vec<(usize, String)> {
+    fn walk(t: &DataType, name: &str, out: &mut Vec<(usize, String)>) {
+        use DataType as D;
+        let mut push = |w: usize| out.push((w, name.to_string()));
+        match t {
+            D::Null => {}
+            D::Boolean | D::Int8 | D::UInt8 => {
+                push(1);
+                push(1);
+            }
+            D::Int16 | D::UInt16 | D::Float16 => {
+                push(1);
+                push(2);
+            }
+            D::Int32 | D::UInt32 | D::Float32 | D::Date32 => {
+                push(1);
+                push(4);
+            }
+            D::Int64 | D::UInt64 | D::Float64 | D::Date64 => {
+                push(1);
+                push(8);
+            }
+            D::Utf8 | D::Binary => {
+                push(1);
+                push(4);
+                push(1);
+            }
+            D::LargeUtf8 | D::LargeBinary => {
+                push(1);
+                push(8);
+                push(1);
+            }
+            D::List(f) => {
+                push(1);
+                push(4);
+                walk(f.data_type(), name, out);
+            }
+            D::LargeList(f) => {
+                push(1);
+                push(8);
+                walk(f.data_type(), name, out);
+            }
+            D::FixedSizeList(f, _) => {
+                push(1);
+                walk(f.data_type(), name, out);
+            }
+            D::Struct(fields) => {
+                push(1);
+                for f in fields {
+                    walk(f.data_type(), name, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for f in schema.fields() {
+        walk(f.data_type(), f.name(), &mut out);
+    }
+    out
+}
+
 /// Refuses a schema with a column [`supported`] does not allow.
 fn check_schema(schema: &Schema) -> Result<()> {
     for f in schema.fields() {
@@ -469,8 +563,9 @@ fn check_schema(schema: &Schema) -> Result<()> {
 /// Checks every message of a stream (see [`check_message`]).
 fn check_stream(data: &[u8]) -> Result<()> {
     let mut at = 0;
+    let mut widths = None;
     while let Some(rest) = data.get(at..) {
-        match check_message(rest, at).map_err(|e| e.at(at as u64))? {
+        match check_message(rest, at, &mut widths).map_err(|e| e.at(at as u64))? {
             Some(n) => at += n,
             None => break,
         }
