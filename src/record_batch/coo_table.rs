@@ -281,14 +281,6 @@ fn table_of_coo(coo: &SparseTensor, info: &CooTableInfo) -> Result<RecordBatch> 
             "COO table of a non-COO tensor".into(),
         ));
     };
-    let names = info.column_names();
-    for (i, n) in names.iter().enumerate() {
-        if names[..i].contains(n) {
-            return fail(ErrorKind::InvalidArgument(format!(
-                "two columns of the COO table would be named {n:?} (dimension names must differ from each other and from \"{VALUE_COLUMN}\")"
-            )));
-        }
-    }
     let ndim = coo.ndim();
     let nnz = coo.nnz();
     let it = index.indices().index_type();
@@ -305,17 +297,23 @@ fn table_of_columns(
     info: &CooTableInfo,
 ) -> Result<RecordBatch> {
     let names = info.column_names();
+    for (i, n) in names.iter().enumerate() {
+        if names[..i].contains(n) {
+            return fail(ErrorKind::InvalidArgument(format!(
+                "two columns of the COO table would be named {n:?} (dimension names must differ from each other and from \"{VALUE_COLUMN}\")"
+            )));
+        }
+    }
     let ndim = t.ndim();
     let nnz = t.nnz();
-    let coo = t;
     let mut arrays: Vec<ArrayRef> = Vec::with_capacity(ndim + 1);
     let mut fields = Vec::with_capacity(ndim + 1);
     for (buf, name) in columns.into_iter().zip(&names) {
         arrays.push(primitive_array(index_data_type(it), buf, nnz)?);
         fields.push(Field::new(name, index_data_type(it), false));
     }
-    let vt = coo.value_type();
-    let values = coo
+    let vt = t.value_type();
+    let values = t
         .values_buffer()
         .slice_with_length(0, nnz * vt.byte_width());
     arrays.push(primitive_array(data_type(vt), values, nnz)?);

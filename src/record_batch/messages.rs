@@ -7,7 +7,7 @@ use super::coo_table::{
 use super::extension::{extension_name, FIXED_SHAPE_TENSOR, VARIABLE_SHAPE_TENSOR};
 use super::fixed_shape::{fixed_shape_cells, fixed_shape_to_tensor, tensor_to_fixed_shape};
 use super::fixed_shape::{FixedShapeOptions, Rows};
-use super::variable_shape::{tensors_to_variable_shape, variable_shape_to_tensors};
+use super::variable_shape::{check_fits, tensors_to_variable_shape, variable_shape_to_tensors};
 use crate::error::{fail, ErrorKind, Result};
 use crate::{Message, SparseFormat, Tensor};
 use arrow_array::RecordBatch;
@@ -111,10 +111,7 @@ impl BatchBuilder {
             TableFormat::VariableShapeTensor => {
                 let t = dense("variable-shape tensor")?.clone();
                 if let Some(first) = self.pending.first() {
-                    let check = tensors_to_variable_shape(&[first.clone(), t.clone()]);
-                    if let Err(e) = check {
-                        return Err(renumber(e, i));
-                    }
+                    check_fits(first, &t, &format!("message {i}"))?;
                 }
                 self.pending_bytes += t.len() * t.value_type().byte_width();
                 self.pending.push(t);
@@ -157,19 +154,6 @@ impl BatchBuilder {
                 found: describe(&batch.schema()),
             }),
         }
-    }
-}
-
-/// An error about "tensor 1" of a pair check, renamed to message `i`.
-fn renumber(e: crate::Error, i: usize) -> crate::Error {
-    match e.into_kind() {
-        ErrorKind::Inconsistent { what, first, found } => ErrorKind::Inconsistent {
-            what: what.replace("tensor 1", &format!("message {i}")),
-            first,
-            found,
-        }
-        .into(),
-        other => other.into(),
     }
 }
 

@@ -62,27 +62,7 @@ pub fn tensors_to_variable_shape(tensors: &[Tensor]) -> Result<VariableShapeColu
     let vt = first.value_type();
     let ndim = first.ndim();
     for (i, t) in tensors.iter().enumerate().skip(1) {
-        if t.value_type() != vt {
-            return fail(ErrorKind::Inconsistent {
-                what: format!("value type of tensor {i}"),
-                first: vt.to_string(),
-                found: t.value_type().to_string(),
-            });
-        }
-        if t.ndim() != ndim {
-            return fail(ErrorKind::Inconsistent {
-                what: format!("rank of tensor {i}"),
-                first: ndim.to_string(),
-                found: t.ndim().to_string(),
-            });
-        }
-        if t.dim_names() != first.dim_names() {
-            return fail(ErrorKind::Inconsistent {
-                what: format!("dimension names of tensor {i}"),
-                first: format!("{:?}", first.dim_names()),
-                found: format!("{:?}", t.dim_names()),
-            });
-        }
+        check_fits(first, t, &format!("tensor {i}"))?;
     }
     let w = vt.byte_width();
     let total: usize = tensors.iter().map(Tensor::len).sum();
@@ -145,6 +125,33 @@ pub fn tensors_to_variable_shape(tensors: &[Tensor]) -> Result<VariableShapeColu
         tensor_type: ty,
         array,
     })
+}
+
+/// Whether `t` can share a variable-shape column with `first` (value type, rank and
+/// dimension names), with an [`ErrorKind::Inconsistent`] error naming `which` when not.
+pub(crate) fn check_fits(first: &Tensor, t: &Tensor, which: &str) -> Result<()> {
+    if t.value_type() != first.value_type() {
+        return fail(ErrorKind::Inconsistent {
+            what: format!("value type of {which}"),
+            first: first.value_type().to_string(),
+            found: t.value_type().to_string(),
+        });
+    }
+    if t.ndim() != first.ndim() {
+        return fail(ErrorKind::Inconsistent {
+            what: format!("rank of {which}"),
+            first: first.ndim().to_string(),
+            found: t.ndim().to_string(),
+        });
+    }
+    if t.dim_names() != first.dim_names() {
+        return fail(ErrorKind::Inconsistent {
+            what: format!("dimension names of {which}"),
+            first: format!("{:?}", first.dim_names()),
+            found: format!("{:?}", t.dim_names()),
+        });
+    }
+    Ok(())
 }
 
 /// Each row of a variable-shape tensor column as a tensor (logical shape and names, strides
