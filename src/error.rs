@@ -52,6 +52,34 @@ impl fmt::Display for BufferId {
     }
 }
 
+/// Where in a file of a text or container format (Matrix Market, FROSTT, `.npy`, `.npz`)
+/// an error was found, for error messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A line of a text file (1-based).
+    Line(u64),
+    /// The header of the file.
+    Header,
+    /// A member (file) of an archive, such as `indptr.npy` of an `.npz`.
+    Member(String),
+    /// A byte offset in the file.
+    Byte(u64),
+    /// The file as a whole.
+    File,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Line(n) => write!(f, "line {n}"),
+            Location::Header => f.write_str("header"),
+            Location::Member(m) => write!(f, "member {m:?}"),
+            Location::Byte(b) => write!(f, "byte {b}"),
+            Location::File => f.write_str("file"),
+        }
+    }
+}
+
 /// What went wrong. Match on this (through [`Error::kind`]).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -357,6 +385,19 @@ pub enum ErrorKind {
     #[cfg(feature = "record-batch")]
     #[error("Arrow: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
+
+    /// A file of a text or container format breaks that format's rules: a malformed line or
+    /// header, a number that does not parse, a coordinate out of range, a count that
+    /// disagrees with the header, a missing or malformed archive member.
+    #[error("{format} {location}: {reason}")]
+    Parse {
+        /// The format: `"Matrix Market"`, `"FROSTT"`, `"npy"`, `"npz"`.
+        format: &'static str,
+        /// Where in the file.
+        location: Location,
+        /// What is wrong.
+        reason: String,
+    },
 
     /// A worker thread stopped before finishing its share of a parallel job.
     #[error("a worker thread of {job} did not finish its share")]

@@ -64,7 +64,9 @@ mod array;
 mod codec;
 pub mod convert;
 mod error;
+pub mod formats;
 mod gen;
+pub mod integrations;
 mod io;
 #[cfg(feature = "record-batch")]
 pub mod record_batch;
@@ -79,7 +81,7 @@ pub use codec::{
     Message, MessageIter, MetadataVersion, ReadOptions, StreamDecoder, WriteOptions,
 };
 pub use convert::options::{ConvertOptions, CsfAxisOrder};
-pub use error::{BufferId, Error, ErrorKind, Result};
+pub use error::{BufferId, Error, ErrorKind, Location, Result};
 /// The half-precision float type of [`ValueType::Float16`] values (from the `half` crate).
 pub use half::f16;
 #[cfg(feature = "mmap")]
