@@ -77,8 +77,9 @@ def _prepare(
     axis_order: Union[Sequence[int], str, None],
     index_type: Any,
     dim_names: Optional[Sequence[str]],
+    validate: bool = True,
 ) -> _native.Message:
-    m = to_native(obj, dim_names)
+    m = to_native(obj, dim_names, validate=validate)
     if format is None and index_type is None and axis_order is None:
         return m
     target = m.format.lower() if format is None else format.lower()
@@ -108,15 +109,20 @@ def dumps(
     replaces the dimension names. The message is readable by Arrow C++ unless
     ``arrow_compatible=False`` (which allows uint64 and too narrow index types).
 
-    The tensor's buffers are copied once, straight into the result.
+    The tensor's buffers are copied once, straight into the result; the index of a sparse
+    input is validated strictly while they are copied (an invalid one raises
+    :class:`ArrowTensorError`).
 
     >>> import numpy as np, arrow_tensor_ipc as ati
     >>> data = ati.dumps(np.array([[0.0, 2.5], [1.0, 0.0]]), format="csr", index_type="int32")
     >>> ati.loads(data).indptr.tolist()
     [0, 1, 2]
     """
-    m = _prepare(obj, format, axis_order, index_type, dim_names)
-    return m.encode(arrow_compatible)
+    # Inputs other than our own messages are built unvalidated and checked by `encode`,
+    # concurrently with the copy; our messages keep the validation they were read with.
+    ours = isinstance(obj, (Tensor, SparseTensor))
+    m = _prepare(obj, format, axis_order, index_type, dim_names, validate=ours)
+    return m.encode(arrow_compatible, not ours)
 
 
 def _is_path(x: Any) -> bool:

@@ -79,7 +79,9 @@ def _sparse_names(obj: Any, dim_names: Optional[Sequence[str]]) -> Optional[list
     return names or None
 
 
-def _from_pyarrow(obj: Any, pa: Any, dim_names: Optional[Sequence[str]]) -> Optional[_native.Message]:
+def _from_pyarrow(
+    obj: Any, pa: Any, dim_names: Optional[Sequence[str]], validate: bool = True
+) -> Optional[_native.Message]:
     if isinstance(obj, pa.Tensor):
         names = dim_names if dim_names is not None else (list(obj.dim_names) or None)
         return _from_numpy(obj.to_numpy(), names)
@@ -95,6 +97,7 @@ def _from_pyarrow(obj: Any, pa: Any, dim_names: Optional[Sequence[str]]) -> Opti
             coords,
             index_type_name(coords.dtype),
             _sparse_names(obj, dim_names),
+            validate,
         )
     if isinstance(obj, (pa.SparseCSRMatrix, pa.SparseCSCMatrix)):
         data, indptr, indices = obj.to_numpy()
@@ -110,6 +113,7 @@ def _from_pyarrow(obj: Any, pa: Any, dim_names: Optional[Sequence[str]]) -> Opti
             indices,
             index_type_name(indices.dtype),
             _sparse_names(obj, dim_names),
+            validate,
         )
     if isinstance(obj, pa.SparseCSFTensor):
         data, indptr, indices = obj.to_numpy()
@@ -127,6 +131,7 @@ def _from_pyarrow(obj: Any, pa: Any, dim_names: Optional[Sequence[str]]) -> Opti
             index_type_name(it),
             order,
             _sparse_names(obj, dim_names),
+            validate,
         )
     return None
 
@@ -186,7 +191,9 @@ def _csf_leaf_coords(indptr: list, indices: list) -> list[np.ndarray]:
     return out
 
 
-def _from_scipy(obj: Any, dim_names: Optional[Sequence[str]]) -> _native.Message:
+def _from_scipy(
+    obj: Any, dim_names: Optional[Sequence[str]], validate: bool = True
+) -> _native.Message:
     fmt = obj.format
     shape = list(obj.shape)
     names = _names(dim_names)
@@ -206,6 +213,7 @@ def _from_scipy(obj: Any, dim_names: Optional[Sequence[str]]) -> _native.Message
             indices,
             index_type_name(indices.dtype),
             names,
+            validate,
         )
     if fmt == "coo":
         coords = getattr(obj, "coords", None)
@@ -223,6 +231,7 @@ def _from_scipy(obj: Any, dim_names: Optional[Sequence[str]]) -> _native.Message
             matrix,
             index_type_name(it),
             names,
+            validate,
         )
     raise TypeError(
         f"scipy.sparse format {fmt!r} is not an Arrow layout: convert it with .tocsr(), "
@@ -253,10 +262,14 @@ def is_tensor_like(obj: Any) -> bool:
     )
 
 
-def to_native(obj: Any, dim_names: Optional[Sequence[str]] = None) -> _native.Message:
+def to_native(
+    obj: Any, dim_names: Optional[Sequence[str]] = None, *, validate: bool = True
+) -> _native.Message:
     """The native message of a tensor-like object (our messages, numpy arrays, pyarrow
     tensors and sparse tensors, scipy.sparse coo/csr/csc), sharing its memory where the
-    layouts agree. ``dim_names`` replaces the object's dimension names."""
+    layouts agree. ``dim_names`` replaces the object's dimension names. ``validate=False``
+    builds sparse inputs without checking their index values: only for a message that is
+    encoded with ``check=True`` and never handed out."""
     if isinstance(obj, (Tensor, SparseTensor)):
         m = obj._m
         return m if dim_names is None else m.with_dim_names(list(dim_names))
@@ -265,10 +278,10 @@ def to_native(obj: Any, dim_names: Optional[Sequence[str]] = None) -> _native.Me
     if isinstance(obj, np.ndarray):
         return _from_numpy(obj, dim_names)
     if _scipy_sparse(obj):
-        return _from_scipy(obj, dim_names)
+        return _from_scipy(obj, dim_names, validate)
     pa = _pyarrow_tensor(obj)
     if pa is not None:
-        m = _from_pyarrow(obj, pa, dim_names)
+        m = _from_pyarrow(obj, pa, dim_names, validate)
         if m is not None:
             return m
     raise TypeError(

@@ -57,7 +57,7 @@ class Message:
         drop_zeros: bool = False,
     ) -> Message: ...
     def with_dim_names(self, names: Sequence[str]) -> Message: ...
-    def encode(self, arrow_compatible: bool = True) -> bytes: ...
+    def encode(self, arrow_compatible: bool = True, check: bool = False) -> bytes: ...
 
 class MessageStream(Iterator[Message]):
     """A lazy iterator over messages."""
@@ -81,6 +81,7 @@ def coo(
     coords: Any,
     index_type: str,
     dim_names: Optional[Sequence[str]] = None,
+    validate: bool = True,
 ) -> Message: ...
 def csx(
     row: bool,
@@ -92,6 +93,7 @@ def csx(
     indices: Any,
     indices_type: str,
     dim_names: Optional[Sequence[str]] = None,
+    validate: bool = True,
 ) -> Message: ...
 def csf(
     value_type: str,
@@ -102,6 +104,7 @@ def csf(
     index_type: str,
     axis_order: Sequence[int],
     dim_names: Optional[Sequence[str]] = None,
+    validate: bool = True,
 ) -> Message: ...
 def decode_all(data: Any, strict: bool = True) -> list[Message]: ...
 def decode_one(data: Any, strict: bool = True) -> Message: ...

@@ -6,8 +6,8 @@ use crate::{index_type_of, to_py_err, ArrowTensorError};
 use arrow_buffer::Buffer;
 use arrow_tensor_ipc::convert;
 use arrow_tensor_ipc::{
-    encode, BodyPart, ConvertOptions, CsfAxisOrder, IndexArray, Message, Scalar, SparseFormat,
-    SparseIndex, SparseTensor, Tensor, WriteOptions,
+    encode, BodyPart, ConvertOptions, CsfAxisOrder, ErrorKind, IndexArray, Message, Scalar,
+    SparseFormat, SparseIndex, SparseTensor, Tensor, WriteOptions,
 };
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -334,16 +334,29 @@ impl PyMessage {
 
     /// One encapsulated message as `bytes` (each body buffer copied once, straight into the
     /// bytes object, which is never zero-filled first). `arrow_compatible` refuses what
-    /// Arrow C++ cannot read.
-    #[pyo3(signature = (arrow_compatible = true))]
+    /// Arrow C++ cannot read. With `check`, a sparse tensor built without validating its
+    /// index values (a constructor's `validate=False`) is validated strictly now, on a second
+    /// thread while the buffers are copied when the message is large; an invalid index
+    /// raises and no bytes are returned.
+    #[pyo3(signature = (arrow_compatible = true, check = false))]
     fn encode<'py>(
         &self,
         py: Python<'py>,
         arrow_compatible: bool,
+        check: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let unchecked = match &self.inner {
+            Message::SparseTensor(t) if check && !t.is_validated() => Some(t),
+            _ => None,
+        };
         let options = WriteOptions::default().with_arrow_compatible(arrow_compatible);
         let encoded = encode(&self.inner, &options).map_err(to_py_err)?;
         let len = encoded.len();
+        if len < DETACH_BYTES {
+            if let Some(t) = unchecked {
+                t.check_contents().map_err(to_py_err)?;
+            }
+        }
         let (bytes, out) = crate::buffer::new_bytes(py, len)?;
         let fill = |out: &mut [MaybeUninit<u8>]| {
             let (head, mut rest) = out.split_at_mut(encoded.header().len());
@@ -364,7 +377,24 @@ impl PyMessage {
             debug_assert!(rest.is_empty());
         };
         if len >= DETACH_BYTES {
-            py.detach(|| fill(out));
+            py.detach(|| match unchecked {
+                Some(t) => std::thread::scope(|s| {
+                    let checker = s.spawn(|| t.check_contents());
+                    fill(out);
+                    match checker.join() {
+                        Ok(result) => result,
+                        Err(_) => Err(ErrorKind::WorkerFailed {
+                            job: "the index check of dumps",
+                        }
+                        .into()),
+                    }
+                }),
+                None => {
+                    fill(out);
+                    Ok(())
+                }
+            })
+            .map_err(to_py_err)?;
         } else {
             fill(out);
         }

@@ -6,11 +6,23 @@ use crate::message::PyMessage;
 use crate::{index_type_of, to_py_err, value_type_of, ArrowTensorError};
 use arrow_tensor_ipc::{
     CompressedAxis, CooIndex, CsfIndex, CsxIndex, IndexArray, SparseIndex, SparseTensor, Tensor,
+    Validation,
 };
 use pyo3::prelude::*;
 
 fn index_array(obj: &Bound<'_, PyAny>, index_type: &str) -> PyResult<IndexArray> {
     IndexArray::try_new(index_type_of(index_type)?, source_buffer(obj)?).map_err(to_py_err)
+}
+
+/// The validation level of a sparse constructor: strict, or (`validate=False`) the structure
+/// only, for `dumps`, which checks the index values while it copies the buffers
+/// ([`PyMessage::encode`] with `check=True`) and never hands the message out.
+fn validation(validate: bool) -> Validation {
+    if validate {
+        Validation::Strict
+    } else {
+        Validation::Permissive
+    }
 }
 
 fn named_sparse(t: SparseTensor, dim_names: Option<Vec<String>>) -> PyResult<PyMessage> {
@@ -60,9 +72,10 @@ pub fn dense(
 
 /// A COO tensor: `coords` holds the row-major `nnz x ndim` coordinate matrix (C-contiguous,
 /// of `index_type`), `values` the `nnz` values. Duplicate coordinates are allowed (the
-/// canonical flag is computed).
+/// canonical flag is computed). `validate=False` defers the strict check of the
+/// coordinates (see [`validation`]).
 #[pyfunction]
-#[pyo3(signature = (value_type, shape, values, coords, index_type, dim_names = None))]
+#[pyo3(signature = (value_type, shape, values, coords, index_type, dim_names = None, validate = true))]
 pub fn coo(
     value_type: &str,
     shape: Vec<usize>,
@@ -70,22 +83,25 @@ pub fn coo(
     coords: &Bound<'_, PyAny>,
     index_type: &str,
     dim_names: Option<Vec<String>>,
+    validate: bool,
 ) -> PyResult<PyMessage> {
     let vt = value_type_of(value_type)?;
     let index = CooIndex::new(index_array(coords, index_type)?, shape.len()).map_err(to_py_err)?;
-    let t = SparseTensor::try_new_with_duplicates(
+    let t = SparseTensor::try_new_with_validation(
         vt,
         shape,
         source_buffer(values)?,
         SparseIndex::Coo(index),
+        validation(validate),
     )
     .map_err(to_py_err)?;
     named_sparse(t, dim_names)
 }
 
 /// A CSR (`row=True`) or CSC matrix from its three arrays (each C-contiguous).
+/// `validate=False` defers the strict check of indptr and indices (see [`validation`]).
 #[pyfunction]
-#[pyo3(signature = (row, value_type, shape, values, indptr, indptr_type, indices, indices_type, dim_names = None))]
+#[pyo3(signature = (row, value_type, shape, values, indptr, indptr_type, indices, indices_type, dim_names = None, validate = true))]
 #[allow(clippy::too_many_arguments)]
 pub fn csx(
     row: bool,
@@ -97,6 +113,7 @@ pub fn csx(
     indices: &Bound<'_, PyAny>,
     indices_type: &str,
     dim_names: Option<Vec<String>>,
+    validate: bool,
 ) -> PyResult<PyMessage> {
     let vt = value_type_of(value_type)?;
     let axis = if row {
@@ -109,15 +126,22 @@ pub fn csx(
         index_array(indptr, indptr_type)?,
         index_array(indices, indices_type)?,
     );
-    let t = SparseTensor::try_new(vt, shape, source_buffer(values)?, SparseIndex::Csx(index))
-        .map_err(to_py_err)?;
+    let t = SparseTensor::try_new_with_validation(
+        vt,
+        shape,
+        source_buffer(values)?,
+        SparseIndex::Csx(index),
+        validation(validate),
+    )
+    .map_err(to_py_err)?;
     named_sparse(t, dim_names)
 }
 
 /// A CSF tensor from `ndim - 1` indptr and `ndim` indices arrays (each C-contiguous, of
-/// `index_type`) and its axis order.
+/// `index_type`) and its axis order. `validate=False` defers the strict check of the index
+/// arrays (see [`validation`]).
 #[pyfunction]
-#[pyo3(signature = (value_type, shape, values, indptr, indices, index_type, axis_order, dim_names = None))]
+#[pyo3(signature = (value_type, shape, values, indptr, indices, index_type, axis_order, dim_names = None, validate = true))]
 #[allow(clippy::too_many_arguments)]
 pub fn csf(
     value_type: &str,
@@ -128,6 +152,7 @@ pub fn csf(
     index_type: &str,
     axis_order: Vec<usize>,
     dim_names: Option<Vec<String>>,
+    validate: bool,
 ) -> PyResult<PyMessage> {
     let vt = value_type_of(value_type)?;
     let indptr = indptr
@@ -139,7 +164,13 @@ pub fn csf(
         .map(|a| index_array(a, index_type))
         .collect::<PyResult<Vec<_>>>()?;
     let index = CsfIndex::new(axis_order, indptr, indices);
-    let t = SparseTensor::try_new(vt, shape, source_buffer(values)?, SparseIndex::Csf(index))
-        .map_err(to_py_err)?;
+    let t = SparseTensor::try_new_with_validation(
+        vt,
+        shape,
+        source_buffer(values)?,
+        SparseIndex::Csf(index),
+        validation(validate),
+    )
+    .map_err(to_py_err)?;
     named_sparse(t, dim_names)
 }

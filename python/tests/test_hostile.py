@@ -127,3 +127,27 @@ def test_errors_carry_the_crate_message() -> None:
     huge = b"\xff\xff\xff\xff" + (1 << 30).to_bytes(4, "little")
     with pytest.raises(ati.ArrowTensorError, match="over the limit"):
         ati.loads(huge)
+
+
+@pytest.mark.parametrize("nnz", [10, 300_000])
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_dumps_validates_scipy_input(fmt: str, nnz: int) -> None:
+    """`dumps` checks a scipy matrix's index while it copies (small messages before, large
+    ones on a second thread): an out-of-range index raises and a valid one round-trips."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(nnz)
+    n = 1000
+    rows = rng.integers(0, n, nnz)
+    cols = rng.integers(0, n, nnz)
+    m = sp.coo_array((rng.random(nnz), (rows, cols)), shape=(n, n)).asformat(fmt)
+    if fmt == "coo":
+        m.sum_duplicates()
+    good = ati.loads(ati.dumps(m)).to_scipy()
+    assert (good != m).nnz == 0
+    if fmt == "coo":
+        m.col[nnz // 3] = n + 5
+    else:
+        m.indices[len(m.indices) // 3] = n + 5
+    with pytest.raises(ati.ArrowTensorError, match="out of bounds"):
+        ati.dumps(m)

@@ -151,6 +151,66 @@ impl SparseTensor {
         Self::from_parts(value_type, shape, values, index, Validation::Strict)
     }
 
+    /// Builds a sparse tensor from parts, validated at the given level:
+    /// [`Validation::Strict`] is [`SparseTensor::try_new_with_duplicates`];
+    /// [`Validation::Permissive`] checks the structure only (array lengths and types against
+    /// the shape and nnz, O(ndim): what memory safety needs) and leaves the index values
+    /// unchecked, as the decoder's permissive mode does. Such a tensor reports
+    /// [`SparseTensor::is_validated`] `false` until [`SparseTensor::validate`] passes; its
+    /// lookups and conversions do not rely on the layout's rules.
+    ///
+    /// Building permissively lets a caller run [`SparseTensor::check_contents`] at a time of
+    /// its choosing, for example on another thread while the buffers are being encoded:
+    ///
+    /// ```
+    /// use arrow_tensor_ipc::{encode, Message, SparseTensor, Validation, WriteOptions};
+    /// let strict = SparseTensor::csr::<f64, i32>(&[2, 3], vec![0, 1, 2], vec![2, 0], vec![1.0, 2.0])?;
+    /// let t = SparseTensor::try_new_with_validation(
+    ///     strict.value_type(),
+    ///     strict.shape().to_vec(),
+    ///     strict.values_buffer().clone(),
+    ///     strict.index().clone(),
+    ///     Validation::Permissive,
+    /// )?;
+    /// assert!(!t.is_validated());
+    /// let message = Message::SparseTensor(t);
+    /// let (checked, encoded) = std::thread::scope(|s| {
+    ///     let check = s.spawn(|| message.as_sparse().unwrap().check_contents());
+    ///     let encoded = encode(&message, &WriteOptions::default());
+    ///     (check.join().unwrap(), encoded)
+    /// });
+    /// checked?;
+    /// assert!(encoded?.len() > 0);
+    /// # Ok::<(), arrow_tensor_ipc::Error>(())
+    /// ```
+    pub fn try_new_with_validation(
+        value_type: ValueType,
+        shape: Vec<usize>,
+        values: Buffer,
+        index: SparseIndex,
+        validation: Validation,
+    ) -> Result<Self> {
+        Self::from_parts(value_type, shape, values, index, validation)
+    }
+
+    /// Checks every index value against the rules of its layout, as strict validation does
+    /// (O(index)), whatever level the tensor was built or decoded with; the tensor is not
+    /// changed (see [`SparseTensor::validate`] to record the result).
+    pub fn check_contents(&self) -> Result<()> {
+        if self.checked {
+            return Ok(());
+        }
+        check_contents(&self.shape, &self.index)
+    }
+
+    /// Strictly validates a tensor built or decoded permissively and marks it validated
+    /// ([`SparseTensor::is_validated`]); a no-op for one already validated.
+    pub fn validate(mut self) -> Result<Self> {
+        self.check_contents()?;
+        self.checked = true;
+        Ok(self)
+    }
+
     /// Builds and validates at the given level (the decoder's entry point).
     pub(crate) fn from_parts(
         value_type: ValueType,

@@ -366,3 +366,56 @@ proptest! {
         prop_assert_eq!(strict(&shape, nnz, &build(&indptr, &indices)), shown(reference));
     }
 }
+
+/// A tensor built permissively keeps an invalid index until it is checked: `check_contents`
+/// and `validate` report the same error strict construction does, and a valid one becomes
+/// validated.
+#[test]
+fn permissive_construction_then_validate() {
+    use crate::{SparseTensor, Validation};
+    let csr = |indices: &[i32]| {
+        SparseIndex::Csx(CsxIndex::new(
+            CompressedAxis::Row,
+            IndexArray::from_vec(vec![0i32, 1, 2]),
+            IndexArray::from_vec(indices.to_vec()),
+        ))
+    };
+    let values = || Buffer::from_vec(vec![1.0f64, 2.0]);
+    let bad = SparseTensor::try_new_with_validation(
+        ValueType::Float64,
+        vec![2, 3],
+        values(),
+        csr(&[1, 7]),
+        Validation::Permissive,
+    )
+    .unwrap();
+    assert!(!bad.is_validated());
+    let strict = SparseTensor::try_new(ValueType::Float64, vec![2, 3], values(), csr(&[1, 7]))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(bad.check_contents().unwrap_err().to_string(), strict);
+    assert!(matches!(
+        bad.validate().unwrap_err().kind(),
+        ErrorKind::IndexOutOfBounds { value: 7, .. }
+    ));
+    let good = SparseTensor::try_new_with_validation(
+        ValueType::Float64,
+        vec![2, 3],
+        values(),
+        csr(&[1, 2]),
+        Validation::Permissive,
+    )
+    .unwrap();
+    assert!(!good.is_validated());
+    good.check_contents().unwrap();
+    assert!(good.validate().unwrap().is_validated());
+    // Structure is checked even permissively: 3 indices for 2 values.
+    assert!(SparseTensor::try_new_with_validation(
+        ValueType::Float64,
+        vec![2, 3],
+        values(),
+        csr(&[0, 1, 2]),
+        Validation::Permissive,
+    )
+    .is_err());
+}
