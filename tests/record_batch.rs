@@ -13,8 +13,8 @@ use arrow_tensor_ipc::record_batch::{
     VariableShapeTensorType, COO_TABLE_KEY,
 };
 use arrow_tensor_ipc::{
-    column_major_strides, encode, ErrorKind, Message, SparseFormat, SparseTensor, Tensor,
-    ValueType, WriteOptions,
+    column_major_strides, encode, ErrorKind, Message, SparseFormat, SparseIndex, SparseTensor,
+    Tensor, ValueType, WriteOptions,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -661,4 +661,98 @@ fn large_coo_tables_round_trip() {
         let back = coo_table_to_sparse(&table, None).unwrap();
         assert!(back.content_eq(&t), "ndim {ndim}");
     }
+}
+
+/// A COO table of more than 2^20 rows is interleaved and checked in shares, one per
+/// thread: rows out of order exactly once, at the first row, in the middle, at the share
+/// boundaries of 2 to 8 threads or at the last row, make a non-canonical tensor with the
+/// same entries, and a coordinate out of range at any of those rows is reported by column
+/// and row.
+#[test]
+fn large_coo_tables_are_checked_across_thread_shares() {
+    use arrow_array::{Float32Array, Int32Array};
+    let nnz = (1usize << 20) + 7;
+    let side = 4096usize;
+    let rows: Vec<i32> = (0..nnz).map(|k| (k * 15 / side) as i32).collect();
+    let cols: Vec<i32> = (0..nnz).map(|k| (k * 15 % side) as i32).collect();
+    let values: Vec<f32> = (0..nnz).map(|k| k as f32).collect();
+    let coords: Vec<i32> = rows.iter().zip(&cols).flat_map(|(&r, &c)| [r, c]).collect();
+    let t = SparseTensor::coo(&[side, side], coords, values.clone()).unwrap();
+    let table = sparse_to_coo_table(&t).unwrap();
+    let back = coo_table_to_sparse(&table, None).unwrap();
+    assert!(back.content_eq(&t));
+    let SparseIndex::Coo(c) = back.index() else {
+        panic!("not COO")
+    };
+    assert!(c.is_canonical());
+    let with = |rows: Vec<i32>, cols: Vec<i32>, values: Vec<f32>| {
+        let arrays: Vec<ArrayRef> = vec![
+            Arc::new(Int32Array::from(rows)),
+            Arc::new(Int32Array::from(cols)),
+            Arc::new(Float32Array::from(values)),
+        ];
+        RecordBatch::try_new(table.schema(), arrays).unwrap()
+    };
+    let mut positions = vec![1, nnz / 2, nnz - 1];
+    positions.extend((2..=8).map(|t| nnz.div_ceil(t)));
+    let csr = |s: &SparseTensor| {
+        arrow_tensor_ipc::convert::convert(s, SparseFormat::Csr, &Default::default()).unwrap()
+    };
+    for p in positions {
+        let (mut r, mut c, mut v) = (rows.clone(), cols.clone(), values.clone());
+        r.swap(p - 1, p);
+        c.swap(p - 1, p);
+        v.swap(p - 1, p);
+        let swapped = coo_table_to_sparse(&with(r.clone(), c.clone(), v.clone()), None).unwrap();
+        let SparseIndex::Coo(index) = swapped.index() else {
+            panic!("not COO")
+        };
+        assert!(!index.is_canonical(), "rows swapped at {p}");
+        assert!(csr(&swapped).content_eq(&csr(&t)), "rows swapped at {p}");
+        let mut bad = cols.clone();
+        bad[p] = side as i32;
+        let err = coo_table_to_sparse(&with(rows.clone(), bad, values.clone()), None).unwrap_err();
+        match err.kind() {
+            ErrorKind::InvalidColumn { column, reason } => {
+                assert_eq!(column, "dim_1");
+                assert!(reason.starts_with(&format!("row {p}:")), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// A large CSF tensor in the identity axis order becomes a COO table without a
+/// conversion; the table equals the one of its COO conversion, and reads back as the
+/// same CSF tensor.
+#[test]
+fn large_csf_tensors_become_the_tables_of_their_coo_conversion() {
+    let nnz = (1usize << 20) + 11;
+    let shape = [64usize, 128, 1024];
+    let coords: Vec<i64> = (0..nnz as i64)
+        .flat_map(|k| {
+            let lin = k * 7;
+            [lin / (128 * 1024), lin / 1024 % 128, lin % 1024]
+        })
+        .collect();
+    let values: Vec<f64> = (0..nnz).map(|k| k as f64 * 0.5).collect();
+    let coo = SparseTensor::coo(&shape, coords, values).unwrap();
+    let csf = arrow_tensor_ipc::convert::convert(
+        &coo,
+        SparseFormat::Csf,
+        &arrow_tensor_ipc::ConvertOptions::default()
+            .with_index_type(arrow_tensor_ipc::IndexType::Int64),
+    )
+    .unwrap();
+    let table = sparse_to_coo_table(&csf).unwrap();
+    let reference = sparse_to_coo_table(&coo).unwrap();
+    for d in 0..4 {
+        // (Not assert_eq: a failure would print a million values.)
+        assert!(
+            table.column(d).to_data() == reference.column(d).to_data(),
+            "column {d}"
+        );
+    }
+    let back = coo_table_to_sparse(&table, None).unwrap();
+    assert!(back.content_eq(&csf));
 }

@@ -12,6 +12,7 @@ use super::arrays::{
 use super::extension::{json_strings, json_usizes};
 use crate::convert;
 use crate::error::{fail, ErrorKind, Result};
+use crate::validate::kernels;
 use crate::{ConvertOptions, CsfAxisOrder};
 use crate::{
     CooIndex, IndexArray, IndexType, NativeIndex, SparseFormat, SparseIndex, SparseTensor, Tensor,
@@ -186,8 +187,9 @@ fn index_type_of(t: &SparseTensor) -> IndexType {
 
 /// A sparse tensor (any layout) as a COO table: its stored values in storage order (a COO
 /// tensor's order, row by row for CSR, column by column for CSC, row-major for CSF),
-/// coordinates in columns of the tensor's index type. CSR and CSC take no conversion: the
-/// indices buffer is a column as it is, the compressed axis is expanded from indptr.
+/// coordinates in columns of the tensor's index type. CSR, CSC and CSF in the identity
+/// axis order take no conversion: their (leaf) indices buffer is a column as it is, the
+/// other coordinates are expanded from indptr.
 ///
 /// ```
 /// use arrow_tensor_ipc::record_batch::{coo_table_to_sparse, sparse_to_coo_table};
@@ -217,6 +219,11 @@ pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
     };
     if let SparseIndex::Csx(c) = tensor.index() {
         if let Some(columns) = crate::dispatch_index!(it, I => csx_columns::<I>(tensor, c)) {
+            return table_of_columns(columns, it, tensor, &info);
+        }
+    }
+    if let SparseIndex::Csf(c) = tensor.index() {
+        if let Some(columns) = crate::dispatch_index!(it, I => csf_columns::<I>(tensor, c)) {
             return table_of_columns(columns, it, tensor, &info);
         }
     }
@@ -267,6 +274,83 @@ fn csx_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsxIndex) -> Option<
     } else {
         vec![indices, expanded]
     })
+}
+
+/// The coordinate columns of a strictly validated CSF tensor in the identity axis order,
+/// in storage (tree, which is row-major) order, without a conversion: the leaf level's indices buffer is its dimension's column as it
+/// is (no copy), and every other level's indices are repeated over the leaves below each
+/// node (one thread per level for large tensors). `None` when the tensor is not validated,
+/// its axis order is not the identity, its index arrays are not all of type `I`, or its
+/// tree is inconsistent (the conversion path then handles it).
+fn csf_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsfIndex) -> Option<Vec<Buffer>> {
+    let ndim = t.ndim();
+    let nnz = t.nnz();
+    let (indptr, indices, order) = (c.indptr(), c.indices(), c.axis_order());
+    if !t.is_validated()
+        || ndim < 2
+        || indices.len() != ndim
+        || indptr.len() != ndim - 1
+        || order.iter().copied().ne(0..ndim)
+        || indices.iter().any(|a| a.values::<I>().is_none())
+        || indices[ndim - 1].len() != nnz
+    {
+        return None;
+    }
+    // bounds[k][j]..bounds[k][j + 1]: the leaves below node j of level k (k < ndim - 1).
+    let mut bounds: Vec<Vec<usize>> = vec![Vec::new(); ndim - 1];
+    for k in (0..ndim - 1).rev() {
+        let nodes = indices[k].len();
+        if indptr[k].len() != nodes + 1 {
+            return None;
+        }
+        let mut level = Vec::with_capacity(nodes + 1);
+        for j in 0..=nodes {
+            let child = usize::try_from(indptr[k].get(j)?).ok()?;
+            let leaf = if k == ndim - 2 {
+                child
+            } else {
+                *bounds[k + 1].get(child)?
+            };
+            if leaf > nnz || level.last().is_some_and(|&prev| leaf < prev) {
+                return None;
+            }
+            level.push(leaf);
+        }
+        if level.first() != Some(&0) || level.last() != Some(&nnz) {
+            return None;
+        }
+        bounds[k] = level;
+    }
+    let expand = |k: usize| -> Option<Vec<I>> {
+        let ids = indices[k].values::<I>()?;
+        let mut col: Vec<I> = Vec::with_capacity(nnz);
+        for (j, &id) in ids.iter().enumerate() {
+            col.resize(*bounds[k].get(j + 1)?, id);
+        }
+        (col.len() == nnz).then_some(col)
+    };
+    let expanded: Option<Vec<Vec<I>>> = if nnz >= 1 << 20 {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..ndim - 1).map(|k| s.spawn(move || expand(k))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().ok().flatten())
+                .collect()
+        })
+    } else {
+        (0..ndim - 1).map(expand).collect()
+    };
+    let mut by_level: Vec<Buffer> = expanded?.into_iter().map(Buffer::from_vec).collect();
+    by_level.push(
+        indices[ndim - 1]
+            .buffer()
+            .slice_with_length(0, nnz * std::mem::size_of::<I>()),
+    );
+    let mut columns: Vec<Option<Buffer>> = vec![None; ndim];
+    for (level, buf) in by_level.into_iter().enumerate() {
+        *columns.get_mut(*order.get(level)?)? = Some(buf);
+    }
+    columns.into_iter().collect()
 }
 
 /// A dense tensor as a COO table of its non-zero values (recorded layout COO).
@@ -506,13 +590,15 @@ pub fn coo_table_to_sparse(
             return t;
         }
     }
-    let coords = crate::dispatch_index!(it, I => interleave::<I>(table, &info.shape, it))?;
+    let (coords, checked) =
+        crate::dispatch_index!(it, I => interleave::<I>(table, &info.shape, it))?;
     let coords = IndexArray::try_new(it, coords)?;
-    // Strict validation checks every coordinate against the shape; an out-of-range one is
-    // reported by column and row. The index is first flagged canonical, so that the one
-    // fused scan of strict validation both checks the bounds and confirms the order (tables
-    // we write from canonical tensors are sorted); rows out of order fall back to an index
-    // flagged non-canonical.
+    // The interleaving threads run strict validation's row scan on each block they write
+    // (while it is in cache): rows all in bounds with their order decided build the index
+    // directly, flagged canonical when the rows strictly increase. Otherwise strict
+    // validation reports an out-of-range coordinate by column and row: the index is first
+    // flagged canonical, so that its one fused scan both checks the bounds and confirms the
+    // order; rows out of order fall back to an index flagged non-canonical.
     let build = |canonical: bool| -> Result<SparseTensor> {
         let index =
             CooIndex::with_flag(coords.clone(), ndim, crate::CooOrder::RowMajor, canonical)?;
@@ -523,9 +609,23 @@ pub fn coo_table_to_sparse(
             SparseIndex::Coo(index),
         )
     };
-    let coo = match build(true) {
-        Err(e) if matches!(e.kind(), ErrorKind::NotIncreasing { .. }) => build(false),
-        other => other,
+    let trusted = |canonical: bool| -> Result<SparseTensor> {
+        let index =
+            CooIndex::with_flag(coords.clone(), ndim, crate::CooOrder::RowMajor, canonical)?;
+        SparseTensor::from_converted_parts(
+            vt,
+            info.shape.clone(),
+            values.clone(),
+            SparseIndex::Coo(index),
+        )
+    };
+    let coo = match checked {
+        // The interleaving threads checked every row in bounds and decided the order.
+        Some(canonical) => trusted(canonical),
+        None => match build(true) {
+            Err(e) if matches!(e.kind(), ErrorKind::NotIncreasing { .. }) => build(false),
+            other => other,
+        },
     }
     .map_err(|e| match e.into_kind() {
         ErrorKind::IndexOutOfBounds {
@@ -623,13 +723,15 @@ fn csx_from_columns<I: NativeIndex>(
     )
 }
 
-/// The coordinate columns of a COO table as one row-major coordinate matrix, each
-/// coordinate checked against the shape.
+/// The coordinate columns of a COO table as one row-major coordinate matrix, with the
+/// result of strict validation's row scan over it: `Some(increasing)` when every row is in
+/// bounds and the scan decided whether the rows strictly increase (ranks 1 to 4), `None`
+/// when strict validation must decide (a coordinate out of bounds, or rank 0 or above 4).
 fn interleave<I: NativeIndex>(
     table: &RecordBatch,
     shape: &[usize],
     it: IndexType,
-) -> Result<Buffer> {
+) -> Result<(Buffer, Option<bool>)> {
     let ndim = shape.len();
     let nnz = table.num_rows();
     let schema = table.schema();
@@ -674,21 +776,82 @@ fn interleave<I: NativeIndex>(
     let cols: Vec<&[I]> = columns.iter().filter_map(|c| c.values::<I>()).collect();
     let mut out: Vec<I> = vec![I::default(); nnz * ndim];
     let per = rows_per_thread(nnz);
-    std::thread::scope(|scope| {
+    let scan = (1..=4).contains(&ndim);
+    let mut starts = Vec::new();
+    let scans: Option<Vec<(bool, bool)>> = std::thread::scope(|scope| {
         let mut rest = out.as_mut_slice();
         let mut start = 0;
+        let mut handles = Vec::new();
+        let mut last = (true, true);
         while start < nnz {
             let n = per.min(nnz - start);
             let (block, tail) = std::mem::take(&mut rest).split_at_mut(n * ndim);
             rest = tail;
             let mine: Vec<&[I]> = cols.iter().map(|c| &c[start..start + n]).collect();
+            starts.push(start);
             start += n;
+            let mut job = move || interleave_and_scan(block, &mine, shape, scan);
             if start < nnz {
-                scope.spawn(move || interleave_block(block, &mine));
+                handles.push(scope.spawn(job));
             } else {
-                interleave_block(block, &mine);
+                last = job();
             }
         }
+        let mut scans: Option<Vec<(bool, bool)>> =
+            handles.into_iter().map(|h| h.join().ok()).collect();
+        if let Some(s) = scans.as_mut() {
+            s.push(last);
+        }
+        scans
     });
-    Ok(Buffer::from_vec(out))
+    let Some(scans) = scans else {
+        return fail(ErrorKind::WorkerFailed {
+            job: "interleaving the coordinate columns",
+        });
+    };
+    let mut checked = None;
+    if scan && !out.is_empty() {
+        let in_bounds = scans.iter().all(|&(b, _)| b);
+        // Each share's rows were compared among themselves; the pairs of rows that
+        // straddle two shares are compared here.
+        let increasing = scans.iter().all(|&(_, inc)| inc)
+            && starts.iter().skip(1).all(|&r| {
+                out.get((r - 1) * ndim..(r + 1) * ndim)
+                    .is_some_and(|pair| kernels::coo_row_major_scan(pair, shape, true).1)
+            });
+        checked = in_bounds.then_some(increasing);
+    }
+    Ok((Buffer::from_vec(out), checked))
+}
+
+/// Interleaves a share of the coordinate columns into `out` block by block, running
+/// strict validation's row scan ([`kernels::coo_row_major_scan`]) on each block just
+/// written when `scan`: whether all rows are in bounds and strictly increase.
+fn interleave_and_scan<I: NativeIndex>(
+    out: &mut [I],
+    cols: &[&[I]],
+    shape: &[usize],
+    scan: bool,
+) -> (bool, bool) {
+    let ndim = cols.len();
+    if !scan || ndim == 0 {
+        interleave_block(out, cols);
+        return (true, true);
+    }
+    let rows = kernels::coo_block_rows::<I>(ndim);
+    let total = out.len() / ndim;
+    let (mut in_bounds, mut increasing) = (true, true);
+    let mut r0 = 0;
+    while r0 < total {
+        let r1 = (r0 + rows).min(total);
+        let part: Vec<&[I]> = cols.iter().map(|c| &c[r0..r1]).collect();
+        interleave_block(&mut out[r0 * ndim..r1 * ndim], &part);
+        // The block's rows and the pair straddling the block before.
+        let from = r0.saturating_sub(1) * ndim;
+        let (b, inc) = kernels::coo_row_major_scan(&out[from..r1 * ndim], shape, true);
+        in_bounds &= b;
+        increasing &= inc;
+        r0 = r1;
+    }
+    (in_bounds, increasing)
 }
