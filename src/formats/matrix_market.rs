@@ -6,7 +6,7 @@
 //! and `hermitian` are refused. The banner is matched case-insensitively. `%` comment
 //! lines and blank lines may appear anywhere after the banner. Symmetric and skew-symmetric
 //! matrices are expanded to the full matrix by default: every stored entry off the diagonal
-//! is followed by its mirror (negated for skew-symmetric). An entry above the diagonal of a
+//! is followed by its mirror (negated for skew-symmetric; a zero is mirrored as `+0`). An entry above the diagonal of a
 //! symmetric file is mirrored likewise; an entry on the diagonal of a skew-symmetric file is
 //! an error.
 //!
@@ -503,6 +503,17 @@ fn parse_value<T: TextValue>(s: &[u8], q: usize) -> Result<(T, usize), &'static 
     Ok((v, q + n))
 }
 
+/// The mirror of a skew-symmetric entry: its negation, but a zero (of either sign) is
+/// mirrored as `+0`.
+#[inline]
+fn mirror_value<T: TextValue>(v: T) -> Option<T> {
+    if v.is_zero() {
+        Some(T::ZERO)
+    } else {
+        v.checked_neg()
+    }
+}
+
 /// The entries one thread parsed.
 struct CooChunk<T, I> {
     coords: Vec<I>,
@@ -613,7 +624,7 @@ fn read_coordinate<T: TextValue, I: NativeIndex>(ctx: &Ctx) -> Result<SparseTens
             push(&mut c, r - 1, col - 1, v);
             if mirror && r != col {
                 let m = if skew {
-                    v.checked_neg().ok_or_else(|| {
+                    mirror_value(v).ok_or_else(|| {
                         LineError::new(
                             line,
                             format!("the mirrored value -{v:?} does not fit {}", T::TYPE),
@@ -756,7 +767,7 @@ fn read_array<T: TextValue>(ctx: &Ctx) -> Result<Tensor> {
                     }
                     if opts.expand_symmetry && i != j {
                         let m = if skew {
-                            v.checked_neg().ok_or_else(|| {
+                            mirror_value(v).ok_or_else(|| {
                                 ErrorKind::InvalidArgument(format!(
                                     "the mirrored value -{v:?} of a skew-symmetric matrix does not fit {}",
                                     T::TYPE
@@ -914,7 +925,7 @@ fn lower_triangle<T: TextValue>(coo: &SparseTensor, symmetry: MtxSymmetry) -> Re
         match keys.binary_search(&(c, r)) {
             Ok(j) => {
                 let m = values.get(j).copied().unwrap_or(T::ZERO);
-                if !m.same(want) {
+                if !m.same(want) && !(m.is_zero() && want.is_zero()) {
                     return Err(not(r, c, format!("= {v:?} but its mirror = {m:?}")));
                 }
             }
@@ -996,7 +1007,7 @@ fn write_dense_typed<T: TextValue, W: std::io::Write>(
             for i in j + 1..rows {
                 let (v, m) = (at(i, j), at(j, i));
                 let want = if skew { v.checked_neg() } else { Some(v) };
-                if !want.is_some_and(|w| w.same(m)) {
+                if !want.is_some_and(|w| w.same(m) || (w.is_zero() && m.is_zero())) {
                     return fail(ErrorKind::InvalidArgument(format!(
                         "the matrix is not {}: entry ({}, {}) = {v:?} but ({}, {}) = {m:?}",
                         sym.name(),
