@@ -505,12 +505,12 @@ fn malformed_files_name_their_line() {
             "row overflows",
         ),
         (
-            format!("{HEAD}% c\n\n2 2 3\n1 1 1\n% c\n2 2 2\n"),
+            format!("{HEAD}% c\n\n2 2 3\n1 1 1\n% c\n2 2 2\n% padding padding\n"),
             8,
             "count too high",
         ),
         (format!("{HEAD}2 2 1\n1 1 1\n\n2 2 2\n"), 5, "count too low"),
-        (format!("{HEAD}2 2 1000000000000\n1 1 1\n"), 2, "huge claim"),
+        (format!("{HEAD}2 2 1000000000\n1 1 1\n"), 2, "huge claim"),
         (format!("{HEAD}% only comments\n"), 3, "missing size line"),
         (format!("{HEAD}2 2\n"), 2, "size line short"),
         (format!("{HEAD}2 2 1 5\n"), 2, "size line long"),
@@ -569,7 +569,7 @@ fn malformed_files_name_their_line() {
             "pattern with value",
         ),
         (
-            "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n".into(),
+            "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n% pad\n".into(),
             6,
             "array too short",
         ),
@@ -584,7 +584,7 @@ fn malformed_files_name_their_line() {
             "array two per line",
         ),
         (
-            "%%MatrixMarket matrix array real general\n1000000 1000\n1\n".into(),
+            "%%MatrixMarket matrix array real general\n10000 1000\n1\n".into(),
             2,
             "array huge claim",
         ),

@@ -440,13 +440,14 @@ impl Ctx<'_, '_, '_> {
         Ok(())
     }
 
-    /// The error for a file whose entry count differs from the header's.
+    /// The error for a file whose entry count differs from the header's: too few names the
+    /// last line of the file, too many the first entry line past the count.
     fn count_error(&self, found: u64) -> Error {
         let claim = self.header.entries;
         if found < claim {
             return parse_error(
                 FORMAT,
-                line_of(self.bytes, self.bytes.len()),
+                line_of(self.bytes, self.bytes.len().saturating_sub(1)),
                 format!(
                     "the file ends after {found} entries, the header (line {}) declares {claim}",
                     self.size_line
