@@ -635,13 +635,21 @@ fn size_errors_are_typed() {
             .kind(),
         ErrorKind::TypeMismatch { .. }
     ));
-    // A claim of 10^12 entries on a tiny file fails at once, before any allocation.
-    let t = std::time::Instant::now();
+    // A claim of 10^12 entries on a tiny file fails before any allocation: over max_nnz, and
+    // a claim under the limit that the bytes cannot hold names the size line.
     let e = read(format!("{HEAD}1000000 1000000 1000000000000\n").as_bytes()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
     let e = read(format!("{HEAD}1000000 1000000 4000000000\n1 1 1\n").as_bytes()).unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Parse { location: Location::Line(2), .. }), "{e}");
-    assert!(t.elapsed().as_secs() < 5);
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Parse {
+                location: Location::Line(2),
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
@@ -820,7 +828,7 @@ proptest! {
         }
         let limits = Limits::default().with_max_nnz(1000).with_max_dense_elements(10_000);
         for expand in [true, false] {
-            let opts = MtxReadOptions::default().with_limits(limits.clone()).with_expand_symmetry(expand);
+            let opts = MtxReadOptions::default().with_limits(limits).with_expand_symmetry(expand);
             let _ = read_matrix_market(&bytes, &opts);
         }
         let _ = read_header(&bytes);

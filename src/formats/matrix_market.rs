@@ -926,7 +926,7 @@ fn lower_triangle<T: TextValue>(coo: &SparseTensor, symmetry: MtxSymmetry) -> Re
         match keys.binary_search(&(c, r)) {
             Ok(j) => {
                 let m = values.get(j).copied().unwrap_or(T::ZERO);
-                if !m.same(want) && !(m.is_zero() && want.is_zero()) {
+                if !(m.same(want) || (m.is_zero() && want.is_zero())) {
                     return Err(not(r, c, format!("= {v:?} but its mirror = {m:?}")));
                 }
             }
