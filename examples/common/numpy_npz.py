@@ -103,9 +103,11 @@ def write_npz(d):
                         name = f"{fmt}_{kind}_{dt}_{idx}_{'z' if compressed else 's'}_{shape[0]}x{shape[1]}_{nnz}.npz"
                         sp.save_npz(os.path.join(d, name), m, compressed=compressed)
                         dense = m.toarray()
+                        # (scipy may keep its own index dtype: record what it saved)
+                        idx_saved = (m.indices if fmt != "coo" else m.row).dtype.str[1:]
                         out.append({
                             "file": name, "format": fmt, "dtype": NAMES[dt],
-                            "index": NAMES[idx], "shape": list(shape), "nnz": int(m.nnz),
+                            "index": NAMES[idx_saved], "shape": list(shape), "nnz": int(m.nnz),
                             "hex": le_hex(dense),
                         })
     # float16 values: numpy.savez of the members save_npz would write (scipy cannot hold them).
