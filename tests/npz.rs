@@ -1,0 +1,581 @@
+//! scipy sparse `.npz` bundles: `scipy.sparse.save_npz` files read to the same values, ours
+//! read back by `scipy.sparse.load_npz`, round trips, and malformed archives (typed errors
+//! naming the member, no panics).
+//!
+//! The scipy side is `examples/common/numpy_npz.py`, run by the venv's python (a missing
+//! venv fails the tests: run `scripts/venv.sh`).
+
+use arrow_buffer::Buffer;
+use arrow_tensor_ipc::formats::npy::write_npy;
+use arrow_tensor_ipc::formats::npz::{read_npz, write_npz, NpzWriteOptions};
+use arrow_tensor_ipc::{
+    ConvertOptions, ErrorKind, IndexType, Limits, Location, SparseFormat, SparseTensor, Tensor,
+    ValueType,
+};
+use npyz::zip;
+use proptest::prelude::*;
+use serde_json::Value;
+use std::io::{Cursor, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("ARROW_TENSOR_PYTHON") {
+        return p.into();
+    }
+    let p = root().join(".venv/bin/python");
+    assert!(
+        p.exists(),
+        "{} is missing: run scripts/venv.sh (it creates .venv with numpy and scipy)",
+        p.display()
+    );
+    p
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = root()
+        .join("target/interop/npz")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn helper(mode: &str, dir: &Path) -> Value {
+    let out = Command::new(python())
+        .arg(root().join("examples/common/numpy_npz.py"))
+        .arg(mode)
+        .arg(dir)
+        .output()
+        .expect("run the scipy helper");
+    assert!(
+        out.status.success(),
+        "scipy helper {mode} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn format_name(f: SparseFormat) -> &'static str {
+    match f {
+        SparseFormat::Coo => "coo",
+        SparseFormat::Csr => "csr",
+        SparseFormat::Csc => "csc",
+        SparseFormat::Csf => "csf",
+    }
+}
+
+fn index_type(t: &SparseTensor) -> IndexType {
+    match t.index() {
+        arrow_tensor_ipc::SparseIndex::Coo(c) => c.indices().index_type(),
+        arrow_tensor_ipc::SparseIndex::Csx(c) => c.indices().index_type(),
+        arrow_tensor_ipc::SparseIndex::Csf(c) => c.indices()[0].index_type(),
+    }
+}
+
+#[test]
+fn scipy_files_read_to_the_same_values() {
+    let dir = scratch("from-scipy");
+    let summary = helper("write-npz", &dir);
+    let manifest: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(summary["files"].as_u64().unwrap() as usize, manifest.len());
+    // (10 dtypes + 4 special matrices) x 3 formats x 2 kinds x 2 index types x 2, + f16.
+    assert_eq!(manifest.len(), 14 * 3 * 2 * 2 * 2 + 1);
+    for it in ["int32", "int64"] {
+        for f in ["csr", "csc", "coo"] {
+            assert!(
+                manifest
+                    .iter()
+                    .any(|m| m["index"] == it && m["format"] == f),
+                "no {f} file with {it} indices"
+            );
+        }
+    }
+    for m in &manifest {
+        let file = m["file"].as_str().unwrap();
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        let t = read_npz(Cursor::new(bytes), &Limits::default())
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(
+            format_name(t.format()),
+            m["format"].as_str().unwrap(),
+            "{file}"
+        );
+        assert_eq!(
+            t.value_type().name(),
+            m["dtype"].as_str().unwrap(),
+            "{file}"
+        );
+        assert_eq!(
+            index_type(&t).name(),
+            m["index"].as_str().unwrap(),
+            "{file}"
+        );
+        let shape: Vec<usize> = m["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_u64().unwrap() as usize)
+            .collect();
+        assert_eq!(t.shape(), &shape[..], "{file}");
+        assert_eq!(t.nnz() as u64, m["nnz"].as_u64().unwrap(), "{file}");
+        let dense = t.to_dense().unwrap();
+        assert_eq!(
+            hex(dense.row_major_bytes().as_slice()),
+            m["hex"].as_str().unwrap(),
+            "{file}"
+        );
+    }
+}
+
+/// Sparse tensors of every value type, three layouts, two index types, several shapes.
+fn samples() -> Vec<(String, SparseTensor)> {
+    let mut out = Vec::new();
+    let shapes: [[usize; 2]; 4] = [[5, 7], [0, 0], [3, 4], [1, 1]];
+    for vt in ValueType::ALL {
+        if vt == ValueType::Float16 {
+            // scipy.sparse has no float16.
+            continue;
+        }
+        for (si, shape) in shapes.iter().enumerate() {
+            let n = shape[0] * shape[1];
+            let w = vt.byte_width();
+            // Every third element non-zero (its first byte), the rest zero.
+            let mut data = vec![0u8; n * w];
+            for k in (0..n).step_by(3) {
+                data[k * w] = (k as u8).wrapping_mul(13) | 1;
+            }
+            if si == 2 {
+                data.iter_mut().for_each(|b| *b = 0);
+            }
+            let dense = Tensor::try_new(
+                vt,
+                shape.to_vec(),
+                arrow_tensor_ipc::row_major_strides(shape, w),
+                Buffer::from_vec(data),
+            )
+            .unwrap();
+            for format in [SparseFormat::Coo, SparseFormat::Csr, SparseFormat::Csc] {
+                for it in [IndexType::Int32, IndexType::Int64] {
+                    let options = ConvertOptions::default().with_index_type(it);
+                    let t = dense.to_sparse(format, &options).unwrap();
+                    out.push((
+                        format!(
+                            "{}_{}_{si}_{}.npz",
+                            format_name(format),
+                            vt.name(),
+                            it.name()
+                        ),
+                        t,
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn our_files_read_in_scipy() {
+    let dir = scratch("to-scipy");
+    let mut manifest = Vec::new();
+    for (name, t) in samples() {
+        for compressed in [false, true] {
+            let mut file = Cursor::new(Vec::new());
+            write_npz(&t, &mut file, &NpzWriteOptions { compressed }).unwrap();
+            let name = format!("{}{name}", if compressed { "z_" } else { "s_" });
+            std::fs::write(dir.join(&name), file.get_ref()).unwrap();
+            manifest.push(serde_json::json!({
+                "file": name,
+                "format": format_name(t.format()),
+                "dtype": t.value_type().name(),
+                "shape": t.shape(),
+                "nnz": t.nnz(),
+                "hex": hex(t.to_dense().unwrap().row_major_bytes().as_slice()),
+            }));
+        }
+    }
+    std::fs::write(
+        dir.join("manifest.json"),
+        serde_json::to_vec(&manifest).unwrap(),
+    )
+    .unwrap();
+    let result = helper("check-npz", &dir);
+    assert_eq!(result["checked"].as_u64().unwrap() as usize, manifest.len());
+    assert_eq!(result["bad"], serde_json::json!([]), "{result}");
+}
+
+fn round_trip_one(t: &SparseTensor, compressed: bool) -> SparseTensor {
+    let mut file = Cursor::new(Vec::new());
+    write_npz(t, &mut file, &NpzWriteOptions { compressed }).unwrap();
+    read_npz(Cursor::new(file.into_inner()), &Limits::default()).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn round_trip(
+        ti in 0usize..11,
+        rows in 0usize..6,
+        cols in 0usize..6,
+        mask in any::<u64>(),
+        fi in 0usize..3,
+        wide: bool,
+        compressed: bool,
+    ) {
+        let vt = ValueType::ALL[ti];
+        let w = vt.byte_width();
+        let n = rows * cols;
+        let mut data = vec![0u8; n * w];
+        for k in 0..n {
+            if mask >> (k % 64) & 1 == 1 {
+                data[k * w] = (k as u8) | 1;
+            }
+        }
+        let dense = Tensor::try_new(
+            vt, vec![rows, cols], arrow_tensor_ipc::row_major_strides(&[rows, cols], w),
+            Buffer::from_vec(data),
+        ).unwrap();
+        let format = [SparseFormat::Coo, SparseFormat::Csr, SparseFormat::Csc][fi];
+        let it = if wide { IndexType::Int64 } else { IndexType::Int32 };
+        let t = dense.to_sparse(format, &ConvertOptions::default().with_index_type(it)).unwrap();
+        let back = round_trip_one(&t, compressed);
+        prop_assert_eq!(back.format(), t.format());
+        prop_assert_eq!(index_type(&back), it);
+        prop_assert!(back.to_dense().unwrap().content_eq(&dense));
+        if format != SparseFormat::Coo {
+            prop_assert!(back.content_eq(&t));
+        }
+    }
+
+    #[test]
+    fn mutated_archives_never_panic(
+        si in any::<prop::sample::Index>(),
+        compressed: bool,
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+        cut in any::<prop::sample::Index>(),
+        truncate: bool,
+    ) {
+        let samples = samples();
+        let (_, t) = &samples[si.index(samples.len())];
+        let mut file = Cursor::new(Vec::new());
+        write_npz(t, &mut file, &NpzWriteOptions { compressed }).unwrap();
+        let mut bytes = file.into_inner();
+        for (at, b) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = b;
+        }
+        if truncate {
+            bytes.truncate(cut.index(bytes.len()));
+        }
+        let _ = read_npz(Cursor::new(bytes), &Limits::default().with_max_body_len(1 << 24));
+    }
+}
+
+#[test]
+fn coo_layouts_and_rank_errors() {
+    // An unsorted row-major COO index comes back (column-major, as scipy stores it).
+    let coo =
+        SparseTensor::coo(&[3, 3], vec![2i32, 1, 0, 0, 1, 2], vec![1.0f32, 2.0, 3.0]).unwrap();
+    let back = round_trip_one(&coo, false);
+    assert_eq!(back.nnz(), 3);
+    assert!(back
+        .to_dense()
+        .unwrap()
+        .content_eq(&coo.to_dense().unwrap()));
+    // Duplicates (scipy allows them) are kept and summed by to_dense.
+    let dup = archive(&[
+        ("row.npy", npy(vec![3], vec![1i32, 0, 1])),
+        ("col.npy", npy(vec![3], vec![2i32, 0, 2])),
+        ("format.npy", string_npy("coo")),
+        ("shape.npy", npy(vec![2], vec![2i64, 3])),
+        ("data.npy", npy(vec![3], vec![1i64, 2, 40])),
+    ]);
+    let t = read(dup).unwrap();
+    assert_eq!(t.nnz(), 3);
+    assert_eq!(
+        t.to_dense().unwrap().to_vec::<i64>().unwrap(),
+        vec![2, 0, 0, 0, 0, 41]
+    );
+    // CSF and rank 3 are refused.
+    let coo3 = SparseTensor::coo(&[2, 2, 2], vec![0i64, 1, 1], vec![5i16]).unwrap();
+    let e = write_npz(&coo3, Cursor::new(Vec::new()), &NpzWriteOptions::default()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+    let csf = coo3.to_format(SparseFormat::Csf, &ConvertOptions::default());
+    if let Ok(csf) = csf {
+        let e = write_npz(&csf, Cursor::new(Vec::new()), &NpzWriteOptions::default()).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+    }
+}
+
+/// An archive of the given members (name, `.npy` bytes), stored.
+fn archive(members: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    for (name, bytes) in members {
+        zip.start_file(
+            *name,
+            zip::write::FileOptions::default().compression_method(zip::CompressionMethod::Stored),
+        )
+        .unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+fn npy<T: arrow_tensor_ipc::NativeValue>(shape: Vec<usize>, v: Vec<T>) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_npy(&Tensor::from_vec(shape, v).unwrap(), &mut out).unwrap();
+    out
+}
+
+fn string_npy(s: &str) -> Vec<u8> {
+    let header = format!(
+        "{{'descr': '|S{}', 'fortran_order': False, 'shape': (), }}\n",
+        s.len()
+    );
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(s.as_bytes());
+    out
+}
+
+/// The members of a valid 2 x 3 CSR.
+fn csr_members() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("indices.npy", npy(vec![3], vec![0i32, 2, 1])),
+        ("indptr.npy", npy(vec![3], vec![0i32, 2, 3])),
+        ("format.npy", string_npy("csr")),
+        ("shape.npy", npy(vec![2], vec![2i64, 3])),
+        ("data.npy", npy(vec![3], vec![1.0f64, 2.0, 3.0])),
+    ]
+}
+
+fn member_of(e: &arrow_tensor_ipc::Error) -> String {
+    match e.kind() {
+        ErrorKind::Parse {
+            format: "npz",
+            location: Location::Member(m),
+            ..
+        } => m.clone(),
+        other => panic!("expected a Parse error naming a member, got {other:?}"),
+    }
+}
+
+fn read(bytes: Vec<u8>) -> arrow_tensor_ipc::Result<SparseTensor> {
+    read_npz(Cursor::new(bytes), &Limits::default())
+}
+
+#[test]
+fn malformed_archives_are_typed_errors() {
+    let t = read(archive(&csr_members())).unwrap();
+    assert_eq!(t.format(), SparseFormat::Csr);
+
+    // Not a zip.
+    let e = read(b"PK not really a zip archive".to_vec()).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Parse {
+                location: Location::File,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = read(npy(vec![2], vec![1u8, 2])).unwrap_err();
+    assert!(matches!(
+        e.kind(),
+        ErrorKind::Parse {
+            location: Location::File,
+            ..
+        }
+    ));
+
+    // Each member missing in turn.
+    for missing in [
+        "indices.npy",
+        "indptr.npy",
+        "format.npy",
+        "shape.npy",
+        "data.npy",
+    ] {
+        let members: Vec<_> = csr_members()
+            .into_iter()
+            .filter(|(n, _)| *n != missing)
+            .collect();
+        let e = read(archive(&members)).unwrap_err();
+        assert_eq!(member_of(&e), missing, "{e}");
+        assert!(e.to_string().contains("missing"), "{e}");
+    }
+    let coo_missing = archive(&[
+        ("row.npy", npy(vec![1], vec![0i32])),
+        ("format.npy", string_npy("coo")),
+        ("shape.npy", npy(vec![2], vec![2i64, 3])),
+        ("data.npy", npy(vec![1], vec![1.0f64])),
+    ]);
+    assert_eq!(member_of(&read(coo_missing).unwrap_err()), "col.npy");
+
+    let replace = |name: &str, bytes: Vec<u8>| {
+        let members: Vec<_> = csr_members()
+            .into_iter()
+            .map(|(n, b)| {
+                if n == name {
+                    (n, bytes.clone())
+                } else {
+                    (n, b)
+                }
+            })
+            .collect();
+        read(archive(&members))
+    };
+    // Wrong dtypes, ranks, formats.
+    for (name, bytes) in [
+        ("indices.npy", npy(vec![3], vec![0.0f32, 2.0, 1.0])),
+        ("indices.npy", npy(vec![3], vec![0i64, 2, 1])),
+        ("shape.npy", npy(vec![2], vec![2.0f64, 3.0])),
+        ("shape.npy", npy(vec![2], vec![-2i64, 3])),
+        ("shape.npy", npy(vec![3], vec![2i64, 3, 1])),
+        ("data.npy", npy(vec![3, 1], vec![1.0f64, 2.0, 3.0])),
+        ("format.npy", string_npy("bsr")),
+        ("format.npy", string_npy("dia")),
+        ("format.npy", string_npy("xyz")),
+        ("format.npy", npy(vec![], vec![1i32])),
+        ("indices.npy", b"\x93NUMPY garbage".to_vec()),
+        ("data.npy", string_npy("abc")),
+    ] {
+        let e = replace(name, bytes).unwrap_err();
+        assert_eq!(member_of(&e), name, "{e}");
+    }
+    // Inconsistent indptr / indices: the crate's validation reports it.
+    let e = replace("indptr.npy", npy(vec![3], vec![0i32, 3, 2])).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::InvalidIndptr { .. }
+                | ErrorKind::CountMismatch { .. }
+                | ErrorKind::BufferTooShort { .. }
+        ),
+        "{e}"
+    );
+    let e = replace("indices.npy", npy(vec![3], vec![0i32, 7, 1])).unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::IndexOutOfBounds { .. }),
+        "{e}"
+    );
+    let e = replace("indptr.npy", npy(vec![2], vec![0i32, 3])).unwrap_err();
+    assert!(!matches!(e.kind(), ErrorKind::Parse { .. }), "{e}");
+
+    // Limits: nnz and member size.
+    let e = read_npz(
+        Cursor::new(archive(&csr_members())),
+        &Limits::default().with_max_nnz(2),
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
+    let e = read_npz(
+        Cursor::new(archive(&csr_members())),
+        &Limits::default().with_max_body_len(100),
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
+}
+
+/// Rewrites the declared uncompressed size of every entry of a stored archive.
+fn lie_about_sizes(mut bytes: Vec<u8>, size: u32) -> Vec<u8> {
+    // Central directory headers: signature PK\x01\x02, uncompressed size at offset 24;
+    // local headers: PK\x03\x04, uncompressed size at offset 22.
+    let mut i = 0;
+    while i + 30 <= bytes.len() {
+        if bytes[i..i + 4] == *b"PK\x01\x02" {
+            bytes[i + 24..i + 28].copy_from_slice(&size.to_le_bytes());
+        } else if bytes[i..i + 4] == *b"PK\x03\x04" {
+            bytes[i + 22..i + 26].copy_from_slice(&size.to_le_bytes());
+        }
+        i += 1;
+    }
+    bytes
+}
+
+#[test]
+fn lying_and_huge_member_sizes_are_refused_before_reading() {
+    // Declared sizes of 4 GB on a tiny archive: refused, nothing allocated for them.
+    let e = read(lie_about_sizes(archive(&csr_members()), u32::MAX - 1)).unwrap_err();
+    assert!(e.to_string().contains("declared size"), "{e}");
+    member_of(&e);
+    // A declared size smaller than the data: the bounded read finds it out.
+    let e = read(lie_about_sizes(archive(&csr_members()), 20)).unwrap_err();
+    member_of(&e);
+
+    // A compressed member whose inflated size passes the member limit.
+    let big = npy(vec![1 << 20], vec![0u8; 1 << 20]);
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    for (name, bytes) in csr_members() {
+        let bytes = if name == "data.npy" {
+            big.clone()
+        } else {
+            bytes
+        };
+        zip.start_file(
+            name,
+            zip::write::FileOptions::default().compression_method(zip::CompressionMethod::Deflated),
+        )
+        .unwrap();
+        zip.write_all(&bytes).unwrap();
+    }
+    let bomb = zip.finish().unwrap().into_inner();
+    assert!(bomb.len() < 20_000);
+    let e = read_npz(
+        Cursor::new(bomb),
+        &Limits::default().with_max_body_len(1 << 16),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::LimitExceeded {
+                what: "npz member size",
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn coords_member_of_nd_coo_is_read() {
+    // scipy 1.17 writes an n-d coo_array with `coords` (ndim x nnz).
+    let bytes = archive(&[
+        ("coords.npy", npy(vec![3, 2], vec![0i64, 1, 1, 0, 0, 2])),
+        ("format.npy", string_npy("coo")),
+        ("shape.npy", npy(vec![3], vec![2i64, 2, 3])),
+        ("data.npy", npy(vec![2], vec![4i8, -5])),
+    ]);
+    let t = read(bytes).unwrap();
+    assert_eq!(t.shape(), &[2, 2, 3]);
+    assert_eq!(
+        t.get(&[0, 1, 0]).unwrap(),
+        arrow_tensor_ipc::Scalar::Int8(4)
+    );
+    assert_eq!(
+        t.get(&[1, 0, 2]).unwrap(),
+        arrow_tensor_ipc::Scalar::Int8(-5)
+    );
+    let bad = archive(&[
+        ("coords.npy", npy(vec![2, 2], vec![0i64, 1, 1, 0])),
+        ("format.npy", string_npy("coo")),
+        ("shape.npy", npy(vec![3], vec![2i64, 2, 3])),
+        ("data.npy", npy(vec![2], vec![4i8, -5])),
+    ]);
+    assert_eq!(member_of(&read(bad).unwrap_err()), "coords.npy");
+}
