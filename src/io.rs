@@ -184,9 +184,13 @@ pub fn read_mmap(
     Ok(crate::MessageIter::new(map_file(path.as_ref())?, options))
 }
 
-/// Memory-maps a file read-only as [`bytes::Bytes`] (the map lives as long as the bytes).
+/// Memory-maps a file read-only as [`bytes::Bytes`] (the map lives as long as the bytes),
+/// for example to hand a large Matrix Market file to
+/// [`formats::matrix_market::read_matrix_market`](crate::formats) without reading it into
+/// memory first. The usual caveat of memory maps applies: another process must not
+/// truncate or rewrite the file while it is mapped.
 #[cfg(feature = "mmap")]
-pub(crate) fn map_file(path: &std::path::Path) -> Result<bytes::Bytes> {
+pub fn map_file(path: &std::path::Path) -> Result<bytes::Bytes> {
     let file = std::fs::File::open(path)?;
     #[allow(unsafe_code)]
     // SAFETY: the map is read-only; the usual caveat of memory maps applies (another process

@@ -85,7 +85,7 @@ pub use error::{BufferId, Error, ErrorKind, Location, Result};
 /// The half-precision float type of [`ValueType::Float16`] values (from the `half` crate).
 pub use half::f16;
 #[cfg(feature = "mmap")]
-pub use io::read_mmap;
+pub use io::{map_file, read_mmap};
 pub use io::{MessageReader, MessageWriter};
 pub use sparse::{
     CompressedAxis, CooIndex, CooOrder, CsfIndex, CsxIndex, NonZero, SparseFormat, SparseIndex,

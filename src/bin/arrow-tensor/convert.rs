@@ -1,9 +1,11 @@
 //! `convert`: decode every message of a file (tensor messages, or the tensor columns of an
 //! Arrow IPC stream or file) and write it again, as messages or as record batches.
 
+use crate::files::{self, FileOptions};
 use crate::progress::{Progress, When};
 use crate::{read, report, Outcome};
 use arrow_array::RecordBatch;
+use arrow_tensor_ipc::formats::FileFormat;
 use arrow_tensor_ipc::record_batch::{
     batch_to_messages, BatchBuilder, FixedShapeOptions, InputKind, IpcBatches, IpcFormat,
     IpcWriter, MessageOptions, TableFormat,
@@ -14,6 +16,7 @@ use std::collections::VecDeque;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
 /// Whether two paths name the same existing file.
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -37,12 +40,23 @@ pub enum Target {
     Messages(WriteOptions),
     /// Record batches of a table format, as an Arrow IPC stream or file.
     Table(TableFormat, FixedShapeOptions),
+    /// One tensor in a file of `arrow_tensor_ipc::formats` (Matrix Market, FROSTT, `.npy`,
+    /// `.npz`).
+    File(FileFormat, FileOptions),
 }
 
 /// Where `convert` reads from: tensor messages, or the record batches of an Arrow IPC
 /// stream or file (each batch split into tensor messages).
 enum Source {
     Messages(read::FileMessages),
+    /// The one tensor of a Matrix Market, FROSTT, `.npy` or `.npz` file, read on the first
+    /// call of `next`.
+    File {
+        format: FileFormat,
+        options: FileOptions,
+        read: bool,
+        size: u64,
+    },
     Batches {
         batches: IpcBatches,
         options: MessageOptions,
@@ -60,7 +74,19 @@ impl Source {
         input: &Path,
         read_options: ReadOptions,
         options: MessageOptions,
+        file_options: &FileOptions,
     ) -> Result<Source, String> {
+        if let Some(format) = FileFormat::from_path(input) {
+            let size = fs::metadata(input)
+                .map_err(|e| format!("{}: cannot open: {e}", input.display()))?
+                .len();
+            return Ok(Source::File {
+                format,
+                options: file_options.clone(),
+                read: false,
+                size,
+            });
+        }
         let mut head = Vec::with_capacity(64 << 10);
         let file =
             File::open(input).map_err(|e| format!("{}: cannot open: {e}", input.display()))?;
@@ -86,12 +112,46 @@ impl Source {
         match self {
             Source::Messages(m) => m.consumed(),
             Source::Batches { batches, .. } => batches.position(),
+            Source::File { read, size, .. } => {
+                if *read {
+                    *size
+                } else {
+                    0
+                }
+            }
         }
     }
 
-    /// The next message with where it came from ("message at byte N", "record batch N").
-    fn next(&mut self, input: &Path, limits: &arrow_tensor_ipc::Limits) -> Option<Item> {
+    /// The next message with where it came from ("message at byte N", "record batch N",
+    /// "the Matrix Market file"); `progress` hears the input bytes a text file's parser has
+    /// consumed.
+    fn next(
+        &mut self,
+        input: &Path,
+        limits: &arrow_tensor_ipc::Limits,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Option<Item> {
         match self {
+            Source::File {
+                format,
+                options,
+                read,
+                ..
+            } => {
+                if *read {
+                    return None;
+                }
+                *read = true;
+                Some(
+                    files::read(*format, input, options, limits, progress)
+                        .and_then(|m| {
+                            check_limits(&m, limits)
+                                .map(|()| m)
+                                .map_err(|e| format!("{}: {e}", input.display()))
+                        })
+                        .map(|m| (format!("the {} file", format.name()), m)),
+                )
+            }
             Source::Messages(messages) => {
                 let limit = limits.max_dense_elements;
                 Some(match messages.next()? {
@@ -189,19 +249,34 @@ enum Sink {
         format: IpcFormat,
         batches: u64,
     },
+    /// A file of one tensor; `file` is taken by the first message.
+    File {
+        format: FileFormat,
+        options: FileOptions,
+        file: Option<File>,
+        max_dense: usize,
+    },
 }
 
 impl Sink {
-    fn new(file: File, output: &Path, target: &Target) -> Sink {
-        let out = BufWriter::with_capacity(1 << 16, file);
+    fn new(file: File, output: &Path, target: &Target, max_dense: usize) -> Sink {
+        let buffered = |file| BufWriter::with_capacity(1 << 16, file);
         match target {
-            Target::Messages(options) => Sink::Messages(MessageWriter::new(out, *options)),
+            Target::Messages(options) => {
+                Sink::Messages(MessageWriter::new(buffered(file), *options))
+            }
             Target::Table(format, options) => Sink::Table {
                 builder: BatchBuilder::new(*format, options.clone()),
-                file: Some(out),
+                file: Some(buffered(file)),
                 writer: None,
                 format: IpcFormat::for_path(output),
                 batches: 0,
+            },
+            Target::File(format, options) => Sink::File {
+                format: *format,
+                options: options.clone(),
+                file: Some(file),
+                max_dense,
             },
         }
     }
@@ -213,6 +288,19 @@ impl Sink {
                 let batch = builder.push(message)?;
                 self.write_batch(batch)
             }
+            Sink::File {
+                format,
+                options,
+                file,
+                max_dense,
+            } => match file.take() {
+                Some(f) => files::write(*format, message, f, options, *max_dense),
+                None => Err(ErrorKind::InvalidArgument(format!(
+                    "a {} file holds one tensor and the input has more than one message",
+                    format.name()
+                ))
+                .into()),
+            },
         }
     }
 
@@ -249,6 +337,10 @@ impl Sink {
             self.write_batch(last).map_err(|e| e.to_string())?;
         }
         match self {
+            Sink::File { file, format, .. } => match file {
+                Some(_) => Err(format!("no tensor to write into a {} file", format.name())),
+                None => Ok(None),
+            },
             Sink::Messages(w) => w
                 .finish()
                 .map_err(|e| e.to_string())
@@ -278,10 +370,11 @@ pub fn run(
     target: Target,
     message_options: MessageOptions,
     layout: Option<(Option<SparseFormat>, ConvertOptions)>,
+    file_options: &FileOptions,
     progress: When,
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
-    let mut source = match Source::open(input, read_options, message_options) {
+    let mut source = match Source::open(input, read_options, message_options, file_options) {
         Ok(s) => s,
         Err(e) => {
             report(e);
@@ -302,15 +395,26 @@ pub fn run(
             return Ok(Outcome::Failed);
         }
     };
-    let mut sink = Sink::new(file, output, &target);
+    let mut sink = Sink::new(
+        file,
+        output,
+        &target,
+        read_options.limits.max_dense_elements,
+    );
     let mut count = 0u64;
     let mut failure = None;
     let size = fs::metadata(input).map_or(0, |m| m.len());
-    let mut bar = Progress::new(size, progress);
+    let bar = Mutex::new(Progress::new(size, progress));
+    let draw = |done: u64, count: u64, stage: &str, force: bool| {
+        bar.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .update(done, count, stage, force);
+    };
+    let parsing = |done: u64| draw(done, 0, "parsing", false);
     let limits = read_options.limits;
     loop {
-        bar.update(source.consumed(), count, "reading", false);
-        let Some(item) = source.next(input, &limits) else {
+        draw(source.consumed(), count, "reading", false);
+        let Some(item) = source.next(input, &limits, &parsing) else {
             break;
         };
         let (at, message) = match item {
@@ -323,7 +427,7 @@ pub fn run(
         let message = match &layout {
             None => Ok(message),
             Some((format, options)) => {
-                bar.update(source.consumed(), count, "converting", true);
+                draw(source.consumed(), count, "converting", true);
                 relayout(message, *format, options, limits.max_dense_elements)
             }
         };
@@ -338,7 +442,7 @@ pub fn run(
                 break;
             }
         };
-        bar.update(source.consumed(), count, "writing", true);
+        draw(source.consumed(), count, "writing", true);
         if let Err(e) = sink.write(&message) {
             let hint = if matches!(
                 e.kind(),
@@ -357,7 +461,7 @@ pub fn run(
             break;
         }
         count += 1;
-        bar.update(source.consumed(), count, "written", true);
+        draw(source.consumed(), count, "written", true);
     }
     let (failure, batches) = match failure {
         // Close the output before removing it.
@@ -374,7 +478,9 @@ pub fn run(
         },
     };
     let stage = if failure.is_some() { "failed" } else { "done" };
-    bar.finish(source.consumed(), count, stage);
+    bar.into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .finish(source.consumed(), count, stage);
     if let Some(f) = failure {
         report(f);
         if fs::metadata(output).is_ok_and(|m| m.is_file()) && fs::remove_file(output).is_ok() {

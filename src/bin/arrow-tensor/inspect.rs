@@ -16,6 +16,16 @@ pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::
         if files.len() > 1 {
             writeln!(out, "{}:", path.display())?;
         }
+        if let Some(format) = arrow_tensor_ipc::formats::FileFormat::from_path(path) {
+            match crate::files::describe(format, path, &options.limits, tensor_line) {
+                Ok(l) => writeln!(out, "{l}")?,
+                Err(e) => {
+                    report(e);
+                    outcome = Outcome::Failed;
+                }
+            }
+            continue;
+        }
         let messages = match read::open(path, options) {
             Ok(m) => m,
             Err(e) => {
@@ -113,9 +123,27 @@ fn sparse_layout(t: &SparseTensor) -> String {
     }
 }
 
-/// One message as one line.
-pub fn line(m: &DecodedMessage) -> String {
-    let (kind, value_type, shape, dim_names, layout) = match &m.message {
+/// A tensor's kind, value type, shape, names and layout, as in a message's line.
+fn tensor_line(message: &Message) -> String {
+    let (kind, value_type, shape, dim_names, layout) = parts(message);
+    format!(
+        "{kind} {value_type} shape {} names {} {layout}",
+        list(shape),
+        names(dim_names)
+    )
+}
+
+/// What [`tensor_line`] and [`line`] print of a tensor.
+fn parts(
+    message: &Message,
+) -> (
+    &'static str,
+    arrow_tensor_ipc::ValueType,
+    &[usize],
+    &[String],
+    String,
+) {
+    match message {
         Message::Tensor(t) => (
             "tensor",
             t.value_type(),
@@ -130,7 +158,12 @@ pub fn line(m: &DecodedMessage) -> String {
             t.dim_names(),
             sparse_layout(t),
         ),
-    };
+    }
+}
+
+/// One message as one line.
+pub fn line(m: &DecodedMessage) -> String {
+    let (kind, value_type, shape, dim_names, layout) = parts(&m.message);
     let body_at = m.offset.saturating_add(m.body_offset as u64);
     let framing = match m.framing {
         Framing::Continuation => "",

@@ -40,6 +40,16 @@
 //!   read, messages written, current step) goes to standard error for inputs of 64 MiB or
 //!   more when it is a terminal; `--progress` forces it, `--no-progress` turns it off.
 //!
+//!
+//! `convert` and `inspect` also read files of [`arrow_tensor_ipc::formats`], by extension:
+//! Matrix Market `.mtx` (symmetric matrices expanded unless `--as-stored`), FROSTT `.tns`
+//! (`--shape` gives the shape, else the largest coordinates), NumPy `.npy` and scipy
+//! `save_npz` `.npz`; `convert` writes them too (a sparse tensor bound for `.npy` is
+//! expanded to dense, a dense one bound for `.npz` becomes CSR; `--compressed` deflates an
+//! `.npz`). Such a file holds one tensor: `arrow-tensor convert matrix.mtx matrix.arrows
+//! --to csr`, `arrow-tensor convert tensor.arrows tensor.tns`. The progress bar covers the
+//! parsing of text files.
+//!
 //! Every subcommand validates strictly (every rule of the format and of the sparse layouts)
 //! unless `--permissive` is given, in which case only what safe reading needs is checked.
 //!
@@ -50,6 +60,7 @@
 
 mod convert;
 mod dump;
+mod files;
 mod inspect;
 mod json;
 mod progress;
@@ -99,7 +110,8 @@ enum CsfLengthsArg {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Print one human-readable line per message.
+    /// Print one human-readable line per message (one line for a .mtx, .tns, .npy or .npz
+    /// file).
     Inspect {
         #[command(flatten)]
         read: ReadArgs,
@@ -125,7 +137,9 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Decode every message of IN and write it again to OUT.
+    /// Decode every message of IN and write it again to OUT. IN or OUT may also be a
+    /// Matrix Market (.mtx), FROSTT (.tns), NumPy (.npy) or scipy save_npz (.npz) file,
+    /// chosen by its extension; such a file holds one tensor.
     Convert {
         #[command(flatten)]
         read: ReadArgs,
@@ -166,6 +180,17 @@ enum Command {
         /// The tensor column to read from a record-batch input with several.
         #[arg(long, value_name = "NAME")]
         column: Option<String>,
+        /// Matrix Market input: keep a symmetric or skew-symmetric matrix as stored (one
+        /// triangle) instead of expanding it to the full matrix.
+        #[arg(long)]
+        as_stored: bool,
+        /// FROSTT input: the tensor's shape (default: the largest coordinate of each
+        /// dimension).
+        #[arg(long, value_name = "D0,D1,...", value_delimiter = ',')]
+        shape: Option<Vec<usize>>,
+        /// `.npz` output: deflate the members (as `save_npz(compressed=True)`).
+        #[arg(long)]
+        compressed: bool,
         /// Show a progress bar on standard error (default: for inputs of 64 MiB or more
         /// when standard error is a terminal).
         #[arg(long, conflicts_with = "no_progress")]
@@ -268,6 +293,9 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
             rows,
             keep_layout,
             column,
+            as_stored,
+            shape,
+            compressed,
             progress,
             no_progress,
             input,
@@ -319,8 +347,26 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
                 } else {
                     Layout::RowMajor
                 });
+            let file_options = files::FileOptions {
+                as_stored,
+                shape,
+                compressed,
+                threads,
+            };
+            let output_file = arrow_tensor_ipc::formats::FileFormat::from_path(&output);
+            if let (Some(f), false) = (output_file, format == FormatArg::Messages) {
+                eprintln!(
+                    "arrow-tensor: {} is a {} file: --format applies to tensor message and record-batch outputs",
+                    output.display(),
+                    f.name()
+                );
+                return Ok(Outcome::Failed);
+            }
             let target = match format {
-                FormatArg::Messages => convert::Target::Messages(options),
+                FormatArg::Messages => match output_file {
+                    Some(f) => convert::Target::File(f, file_options.clone()),
+                    None => convert::Target::Messages(options),
+                },
                 FormatArg::FixedShapeTensor => {
                     convert::Target::Table(TableFormat::FixedShapeTensor, fixed)
                 }
@@ -340,6 +386,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
                 target,
                 message_options,
                 layout,
+                &file_options,
                 when,
                 out,
             )
