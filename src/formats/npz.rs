@@ -308,24 +308,25 @@ pub fn read_npz<R: Read + Seek>(mut reader: R, limits: &Limits) -> Result<Sparse
         limits,
     };
     let format = m.format()?;
-    let axis =
-        match format.as_str() {
-            "csr" => Some(CompressedAxis::Row),
-            "csc" => Some(CompressedAxis::Column),
-            "coo" => None,
-            "bsr" | "dia" => return Err(member_error(
+    let axis = match format.as_str() {
+        "csr" => Some(CompressedAxis::Row),
+        "csc" => Some(CompressedAxis::Column),
+        "coo" => None,
+        "bsr" | "dia" => {
+            return Err(member_error(
                 "format.npy",
                 format!(
                     "scipy format {format:?} is not supported (save it as .tocsr() or .tocoo())"
                 ),
-            )),
-            other => {
-                return Err(member_error(
-                    "format.npy",
-                    format!("unknown sparse format {other:?}"),
-                ))
-            }
-        };
+            ))
+        }
+        other => {
+            return Err(member_error(
+                "format.npy",
+                format!("unknown sparse format {other:?}"),
+            ))
+        }
+    };
     let shape = m.shape()?;
     let (value_type, values) = m.vector("data.npy")?;
     let nnz = values.len() / value_type.byte_width();
