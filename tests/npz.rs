@@ -513,6 +513,15 @@ fn lying_and_huge_member_sizes_are_refused_before_reading() {
     let e = read(lie_about_sizes(archive(&csr_members()), u32::MAX - 1)).unwrap_err();
     assert!(e.to_string().contains("declared size"), "{e}");
     member_of(&e);
+    // A flipped data byte of a stored member: its CRC-32 no longer matches.
+    let mut flipped = archive(&csr_members());
+    let at = flipped
+        .windows(8)
+        .position(|w| w == 3.0f64.to_le_bytes())
+        .unwrap();
+    flipped[at + 7] ^= 0x01;
+    let e = read(flipped).unwrap_err();
+    assert_eq!(member_of(&e), "data.npy", "{e}");
     // A declared size smaller than the data: the bounded read finds it out.
     let e = read(lie_about_sizes(archive(&csr_members()), 20)).unwrap_err();
     member_of(&e);

@@ -516,8 +516,9 @@ pub fn read_npy(bytes: &[u8], limits: &Limits) -> Result<Tensor> {
 ///
 /// let back = read_npy_buffer(buffer.clone(), &Limits::default())?;
 /// assert_eq!(back.as_slice::<i64>(), Some(&[1i64, -2, 3, -4][..]));
-/// // The data is the file's own bytes, after the 64-byte-aligned header.
-/// assert_eq!(back.data().as_ptr(), buffer.as_slice()[64..].as_ptr());
+/// // The data is the file's own bytes: the last 32, after the header (padded to 128).
+/// assert_eq!(buffer.len(), 128 + 32);
+/// assert_eq!(back.data().as_ptr(), buffer.as_slice()[128..].as_ptr());
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
 pub fn read_npy_buffer(buffer: Buffer, limits: &Limits) -> Result<Tensor> {
