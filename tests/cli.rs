@@ -26,6 +26,12 @@ impl TempFile {
         TempFile(path)
     }
 
+    /// A file named with extension `ext` instead of `.arrows`.
+    fn with_ext(tag: &str, ext: &str) -> Self {
+        let f = Self::new(tag);
+        TempFile(f.0.with_extension(ext))
+    }
+
     fn with_bytes(tag: &str, bytes: &[u8]) -> Self {
         let f = Self::new(tag);
         std::fs::write(&f.0, bytes).unwrap();
@@ -1180,4 +1186,96 @@ fn convert_to_record_batches_and_back() {
         stderr(&out)
     );
     assert!(!table.path().exists());
+}
+
+/// The sample matrix of the Matrix Market format report (`samples/nist_ex1.mtx`).
+fn nist_ex1() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/nist_ex1.mtx")
+}
+
+/// `convert` picks .mtx, .tns, .npy and .npz by extension, in and out: the sample matrix
+/// goes to CSR messages, then into each format and back to messages with the same values;
+/// `inspect` prints one line per such file.
+#[test]
+fn convert_through_file_formats_by_extension() {
+    let messages = TempFile::new("ex1");
+    let out = run(
+        &[
+            "convert",
+            &nist_ex1().display().to_string(),
+            &messages.name(),
+            "--to",
+            "csr",
+        ],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let decoded = decode_all(&messages.bytes(), ReadOptions::strict());
+    let Message::SparseTensor(csr) = &decoded[0].message else {
+        panic!("not sparse")
+    };
+    assert_eq!(csr.format(), SparseFormat::Csr);
+    assert_eq!(csr.shape(), &[5, 5]);
+    assert_eq!(csr.nnz(), 8);
+    let dense = csr.to_dense().unwrap();
+    assert_eq!(dense.to_vec::<f64>().unwrap()[3 * 5 + 1], 250.5);
+    for (ext, name) in [
+        ("mtx", "Matrix Market"),
+        ("tns", "FROSTT"),
+        ("npy", "npy"),
+        ("npz", "npz"),
+    ] {
+        let file = TempFile::with_ext("ex1", ext);
+        let out = run(&["convert", &messages.name(), &file.name()], &[]);
+        assert_eq!(code(&out), 0, "{ext}: {}", stderr(&out));
+        let out = run(&["inspect", &file.name()], &[]);
+        assert_eq!(code(&out), 0, "{ext}: {}", stderr(&out));
+        assert!(
+            stdout(&out).starts_with(&format!("{name} file"))
+                && stdout(&out).contains("shape [5, 5]"),
+            "{ext}: {}",
+            stdout(&out)
+        );
+        let back = TempFile::new("ex1-back");
+        let out = run(
+            &["convert", &file.name(), &back.name(), "--to", "dense"],
+            &[],
+        );
+        assert_eq!(code(&out), 0, "{ext}: {}", stderr(&out));
+        let m = decode_all(&back.bytes(), ReadOptions::strict());
+        let Message::Tensor(t) = &m[0].message else {
+            panic!("{ext}: not dense")
+        };
+        assert!(t.content_eq(&dense), "{ext}");
+    }
+}
+
+/// A file of one tensor refuses a second message (and is removed); a malformed text file
+/// is refused with its line.
+#[test]
+fn file_formats_refuse_a_second_message_and_name_bad_lines() {
+    let two = write_file(
+        "two",
+        &[Message::SparseTensor(csr()), Message::SparseTensor(csr())],
+    );
+    let mtx = TempFile::with_ext("two", "mtx");
+    let out = run(&["convert", &two.name(), &mtx.name()], &[]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("holds one tensor"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!mtx.path().exists());
+    let bad = TempFile::with_ext("bad", "mtx");
+    std::fs::write(
+        bad.path(),
+        "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n3 1 2.0\n",
+    )
+    .unwrap();
+    let out_file = TempFile::new("bad-out");
+    let out = run(&["convert", &bad.name(), &out_file.name()], &[]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("line 4"), "{}", stderr(&out));
+    assert!(!out_file.path().exists());
 }
