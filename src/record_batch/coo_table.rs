@@ -323,11 +323,15 @@ fn csf_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsfIndex) -> Option<
     }
     let expand = |k: usize| -> Option<Vec<I>> {
         let ids = indices[k].values::<I>()?;
-        let mut col: Vec<I> = Vec::with_capacity(nnz);
-        for (j, &id) in ids.iter().enumerate() {
-            col.resize(*bounds[k].get(j + 1)?, id);
+        let mut col: Vec<I> = vec![I::default(); nnz];
+        let b = &bounds[k];
+        if b.len() != ids.len() + 1 {
+            return None;
         }
-        (col.len() == nnz).then_some(col)
+        for (j, &id) in ids.iter().enumerate() {
+            col.get_mut(b[j]..b[j + 1])?.fill(id);
+        }
+        Some(col)
     };
     let expanded: Option<Vec<Vec<I>>> = if nnz >= 1 << 20 {
         std::thread::scope(|s| {
@@ -590,6 +594,17 @@ pub fn coo_table_to_sparse(
             return t;
         }
     }
+    let identity = |order: &[usize]| order.iter().copied().eq(0..order.len());
+    if target == SparseFormat::Csf
+        && ndim >= 2
+        && it == info.index_type
+        && (info.format != SparseFormat::Csf || info.axis_order.as_deref().is_none_or(identity))
+    {
+        let fast = crate::dispatch_index!(it, I => csf_from_columns::<I>(table, &info, it, vt, values.clone()));
+        if let Some(t) = fast {
+            return t;
+        }
+    }
     let (coords, checked) =
         crate::dispatch_index!(it, I => interleave::<I>(table, &info.shape, it))?;
     let coords = IndexArray::try_new(it, coords)?;
@@ -719,6 +734,96 @@ fn csx_from_columns<I: NativeIndex>(
     let index = crate::CsxIndex::new(axis, IndexArray::from_vec(indptr), minor);
     Some(
         SparseTensor::try_new(vt, info.shape.clone(), values, SparseIndex::Csx(index))
+            .and_then(|t| t.with_dim_names(info.dim_names.clone())),
+    )
+}
+
+/// A CSF tensor in the identity axis order straight from a table whose rows strictly
+/// increase in row-major order and lie inside the shape, as [`sparse_to_coo_table`] writes
+/// a CSF tensor: one pass over the rows opens a node at every level from the first
+/// coordinate that differs from the row before; the last coordinate column and the values
+/// column are the leaf level and the values as they are (no copies). Valid by
+/// construction. `None` when the columns are not so (the general path then reports or
+/// sorts them).
+fn csf_from_columns<I: NativeIndex>(
+    table: &RecordBatch,
+    info: &CooTableInfo,
+    it: IndexType,
+    vt: crate::ValueType,
+    values: Buffer,
+) -> Option<Result<SparseTensor>> {
+    let ndim = info.shape.len();
+    let nnz = table.num_rows();
+    let mut columns = Vec::with_capacity(ndim);
+    for d in 0..ndim {
+        let a = table.column(d);
+        if a.data_type() != &index_data_type(it) || a.null_count() > 0 {
+            return None;
+        }
+        let bytes =
+            super::arrays::primitive_bytes(a.as_ref(), it.byte_width(), "", "coordinate", |i| i)
+                .ok()?;
+        columns.push(IndexArray::try_new(it, bytes).ok()?);
+    }
+    let cols: Vec<&[I]> = columns
+        .iter()
+        .map(|c| c.values::<I>())
+        .collect::<Option<_>>()?;
+    let bounds: Vec<I> = info
+        .shape
+        .iter()
+        .map(|&n| I::from_u64(n.checked_sub(1)? as u64))
+        .collect::<Option<_>>()?;
+    let zero = I::from_u64(0)?;
+    let last = ndim - 1;
+    let mut indices: Vec<Vec<I>> = vec![Vec::new(); last];
+    let mut indptr: Vec<Vec<I>> = vec![Vec::new(); last];
+    for i in 0..nnz {
+        // The first level at which row i differs from row i - 1 (0 for the first row).
+        let mut d = 0;
+        if i > 0 {
+            while d < last && cols[d][i] == cols[d][i - 1] {
+                d += 1;
+            }
+            if cols[d][i] <= cols[d][i - 1] {
+                return None;
+            }
+        }
+        for k in d..ndim {
+            let v = cols[k][i];
+            if v < zero || v > bounds[k] {
+                return None;
+            }
+            if k < last {
+                indices[k].push(v);
+                // The new node's children start where the next level now ends.
+                let next = if k + 1 < last {
+                    indices[k + 1].len()
+                } else {
+                    i
+                };
+                indptr[k].push(I::from_u64(next as u64)?);
+            }
+        }
+    }
+    for k in 0..last {
+        let end = if k + 1 < last {
+            indices[k + 1].len()
+        } else {
+            nnz
+        };
+        indptr[k].push(I::from_u64(end as u64)?);
+    }
+    let mut level_indices: Vec<IndexArray> =
+        indices.into_iter().map(IndexArray::from_vec).collect();
+    level_indices.push(columns.pop()?);
+    let index = crate::CsfIndex::new(
+        (0..ndim).collect(),
+        indptr.into_iter().map(IndexArray::from_vec).collect(),
+        level_indices,
+    );
+    Some(
+        SparseTensor::from_converted_parts(vt, info.shape.clone(), values, SparseIndex::Csf(index))
             .and_then(|t| t.with_dim_names(info.dim_names.clone())),
     )
 }
