@@ -1036,16 +1036,3 @@ fn write_dense_typed<T: TextValue, W: std::io::Write>(
         }
     })
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn header_words_case_insensitive() {
-        let h = read_header(b"%%matrixmarket MATRIX Coordinate Pattern Symmetric\n2 2 1\n2 1\n")
-            .unwrap();
-        assert_eq!(h.field, MtxField::Pattern);
-        assert_eq!(h.symmetry, MtxSymmetry::Symmetric);
-    }
-}

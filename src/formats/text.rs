@@ -515,22 +515,21 @@ fn format_coo<T: TextValue, I: crate::NativeIndex>(
     }
 }
 
-/// Joins the coordinate and value vectors of the chunks, in order.
+/// Joins the coordinate and value vectors of the chunks, in order: the first chunk's
+/// vectors grow to hold the others (a large allocation grows in place where the allocator
+/// can remap it), so only the later chunks are copied.
 pub(crate) fn concat<C, T: Copy, I: Copy>(
     parts: Vec<C>,
     split: impl Fn(C) -> (Vec<I>, Vec<T>),
 ) -> (Vec<I>, Vec<T>) {
-    let mut parts: Vec<(Vec<I>, Vec<T>)> = parts.into_iter().map(split).collect();
-    if parts.len() == 1 {
-        if let Some(only) = parts.pop() {
-            return only;
-        }
-    }
-    let ni = parts.iter().map(|p| p.0.len()).sum();
-    let nv = parts.iter().map(|p| p.1.len()).sum();
-    let mut coords = Vec::with_capacity(ni);
-    let mut values = Vec::with_capacity(nv);
-    for (c, v) in parts {
+    let mut parts = parts.into_iter().map(split);
+    let Some((mut coords, mut values)) = parts.next() else {
+        return (Vec::new(), Vec::new());
+    };
+    let rest: Vec<(Vec<I>, Vec<T>)> = parts.collect();
+    coords.reserve_exact(rest.iter().map(|p| p.0.len()).sum());
+    values.reserve_exact(rest.iter().map(|p| p.1.len()).sum());
+    for (c, v) in rest {
         coords.extend_from_slice(&c);
         values.extend_from_slice(&v);
     }
