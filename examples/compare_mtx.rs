@@ -1,19 +1,19 @@
 //! Times this crate's Matrix Market and FROSTT readers and writers against scipy.
 //!
 //! ```text
-//! cargo run --release --features matrix-market,frostt --example compare_mtx [-- --reps N] [--nnz N[,N...]]
+//! cargo run --release --features matrix-market,frostt,mmap --example compare_mtx [-- --reps N] [--nnz N[,N...]]
 //! ```
 //!
 //! For each size (default 1M and 10M entries) it generates a random `coordinate real
 //! general` matrix of `nnz` entries (rows = cols = nnz / 10, uniform coordinates, uniform
 //! values in [0, 1) printed shortest round-trip) under `target/compare_mtx/`, and a rank-3
 //! FROSTT file of the same entries. It times, best of `reps` runs, in process:
-//! - `mtx_read`: `std::fs::read` of the file plus [`read_matrix_market`] (default options,
-//!   every core);
+//! - `mtx_read`: the file memory-mapped ([`arrow_tensor_ipc::map_file`], as the CLI reads
+//!   it) plus [`read_matrix_market`] (default options, every core);
 //! - `mtx_parse_in_memory`: [`read_matrix_market`] alone on the bytes already read (still
 //!   against scipy's time from the file, to show what the file read costs us);
 //! - `mtx_write`: [`write_matrix_market`] of the matrix read to a file;
-//! - `tns_read` / `tns_write`: the same for [`read_frostt`] / [`write_frostt`];
+//! - `tns_read` / `tns_write`: the same (memory-mapped) for [`read_frostt`] / [`write_frostt`];
 //!
 //! and runs `examples/common/scipy_mtx.py` in `.venv` to time `scipy.io.mmread` /
 //! `scipy.io.mmwrite` (scipy 1.17: fast_matrix_market, parallel C++) on the same file, and
@@ -158,7 +158,7 @@ fn main() {
         drop(m);
 
         let read_mtx = || {
-            let bytes = std::fs::read(&mtx).expect("read");
+            let bytes = arrow_tensor_ipc::map_file(&mtx).expect("map");
             read_matrix_market(&bytes, &MtxReadOptions::default()).expect("parse")
         };
         let read_s = best(reps, read_mtx);
@@ -175,7 +175,7 @@ fn main() {
         });
         drop(message);
         let read_tns = || {
-            let bytes = std::fs::read(&tns).expect("read");
+            let bytes = arrow_tensor_ipc::map_file(&tns).expect("map");
             read_frostt(&bytes, &TnsReadOptions::default()).expect("parse")
         };
         let tns_read_s = best(reps, read_tns);
