@@ -164,7 +164,7 @@ impl SparseTensor {
     ///
     /// ```
     /// use arrow_tensor_ipc::{encode, Message, SparseTensor, Validation, WriteOptions};
-    /// let strict = SparseTensor::csr::<f64, i32>(&[2, 3], vec![0, 1, 2], vec![2, 0], vec![1.0, 2.0])?;
+    /// let strict = SparseTensor::csr([2, 3], vec![0i32, 1, 2], vec![2, 0], vec![1.0f64, 2.0])?;
     /// let t = SparseTensor::try_new_with_validation(
     ///     strict.value_type(),
     ///     strict.shape().to_vec(),
