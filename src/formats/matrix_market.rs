@@ -1021,6 +1021,11 @@ fn write_dense_typed<T: TextValue, W: std::io::Write>(
             }
         }
     }
+    // No values: nothing after the size line (a dimension of size 0 beside a huge one must
+    // not cost a pass over the huge one).
+    if rows == 0 || cols == 0 {
+        return Ok(());
+    }
     let block = (super::text::WRITE_BLOCK / rows.max(1)).max(1);
     write_parallel(out, cols, options.threads, block, |range, buf| {
         for j in range {
