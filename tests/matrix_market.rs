@@ -15,23 +15,10 @@ use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The venv's Python (a missing venv fails the test: run `scripts/venv.sh`).
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("ARROW_TENSOR_PYTHON") {
-        return p.into();
-    }
-    let p = root().join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "{} is missing: run scripts/venv.sh (it creates .venv with numpy and scipy)",
-        p.display()
-    );
-    p
-}
+#[path = "common/venv.rs"]
+mod venv;
+use venv::{python, root};
 
 fn run_python(script: &str, dir: &Path) -> serde_json::Value {
     let out = Command::new(python())

@@ -14,22 +14,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("ARROW_TENSOR_PYTHON") {
-        return p.into();
-    }
-    let p = root().join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "{} is missing: run scripts/venv.sh (it creates .venv with numpy and scipy)",
-        p.display()
-    );
-    p
-}
+#[path = "common/venv.rs"]
+mod venv;
+use venv::{python, root};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = root()

@@ -334,65 +334,43 @@ fn parse_float<T: fast_float2::FastFloat>(s: &[u8]) -> Result<(T, usize), &'stat
     }
 }
 
-impl TextValue for f64 {
-    const ONE: Self = 1.0;
-    #[inline]
-    fn parse(s: &[u8]) -> Result<(Self, usize), &'static str> {
-        parse_float::<f64>(s)
-    }
-    #[inline]
-    fn write(self, out: &mut Vec<u8>) {
-        let mut b = ryu::Buffer::new();
-        let text = if self.is_finite() {
-            b.format_finite(self)
-        } else {
-            ""
-        };
-        write_float(
-            out,
-            self.is_finite(),
-            self.is_nan(),
-            self.is_sign_negative(),
-            text,
-        );
-    }
-    fn checked_neg(self) -> Option<Self> {
-        Some(-self)
-    }
-    fn same(self, other: Self) -> bool {
-        self.to_bits() == other.to_bits()
-    }
+/// `TextValue` of `f32` and `f64`: parsed by `fast-float2`, written shortest round-trip by
+/// `ryu`, compared bitwise.
+macro_rules! text_float {
+    ($($t:ty),*) => {$(
+        impl TextValue for $t {
+            const ONE: Self = 1.0;
+            #[inline]
+            fn parse(s: &[u8]) -> Result<(Self, usize), &'static str> {
+                parse_float::<$t>(s)
+            }
+            #[inline]
+            fn write(self, out: &mut Vec<u8>) {
+                let mut b = ryu::Buffer::new();
+                let text = if self.is_finite() {
+                    b.format_finite(self)
+                } else {
+                    ""
+                };
+                write_float(
+                    out,
+                    self.is_finite(),
+                    self.is_nan(),
+                    self.is_sign_negative(),
+                    text,
+                );
+            }
+            fn checked_neg(self) -> Option<Self> {
+                Some(-self)
+            }
+            fn same(self, other: Self) -> bool {
+                self.to_bits() == other.to_bits()
+            }
+        }
+    )*};
 }
 
-impl TextValue for f32 {
-    const ONE: Self = 1.0;
-    #[inline]
-    fn parse(s: &[u8]) -> Result<(Self, usize), &'static str> {
-        parse_float::<f32>(s)
-    }
-    #[inline]
-    fn write(self, out: &mut Vec<u8>) {
-        let mut b = ryu::Buffer::new();
-        let text = if self.is_finite() {
-            b.format_finite(self)
-        } else {
-            ""
-        };
-        write_float(
-            out,
-            self.is_finite(),
-            self.is_nan(),
-            self.is_sign_negative(),
-            text,
-        );
-    }
-    fn checked_neg(self) -> Option<Self> {
-        Some(-self)
-    }
-    fn same(self, other: Self) -> bool {
-        self.to_bits() == other.to_bits()
-    }
-}
+text_float!(f64, f32);
 
 impl TextValue for f16 {
     const ONE: Self = f16::ONE;
