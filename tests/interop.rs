@@ -30,22 +30,9 @@ use std::sync::OnceLock;
 // ---------------------------------------------------------------------------------------
 // Environment: python, the helper binary, scratch files.
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("ARROW_TENSOR_PYTHON") {
-        return p.into();
-    }
-    let p = root().join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "{} is missing: run scripts/test.sh (it creates .venv with the pinned pyarrow)",
-        p.display()
-    );
-    p
-}
+#[path = "common/venv.rs"]
+mod venv;
+use venv::{python, root};
 
 fn helper() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();

@@ -18,7 +18,7 @@ use std::process::Command;
 /// The venv's Python (a missing venv fails the test: run `scripts/venv.sh`).
 #[path = "common/venv.rs"]
 mod venv;
-use venv::{python, root};
+use venv::python;
 
 fn run_python(script: &str, dir: &Path) -> serde_json::Value {
     let out = Command::new(python())
@@ -36,10 +36,7 @@ fn run_python(script: &str, dir: &Path) -> serde_json::Value {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let d = root().join("target/test-scratch").join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+    venv::scratch("test-scratch", name)
 }
 
 fn read(bytes: &[u8]) -> arrow_tensor_ipc::Result<Message> {

@@ -12,38 +12,17 @@ use arrow_tensor_ipc::{
 use proptest::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 #[path = "common/venv.rs"]
 mod venv;
-use venv::{python, root};
+use venv::hex;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = root()
-        .join("target/interop/npy")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    venv::scratch("interop/npy", name)
 }
 
 fn helper(mode: &str, dir: &Path) -> Value {
-    let out = Command::new(python())
-        .arg(root().join("examples/common/numpy_npz.py"))
-        .arg(mode)
-        .arg(dir)
-        .output()
-        .expect("run the numpy helper");
-    assert!(
-        out.status.success(),
-        "numpy helper {mode} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    venv::run_json("examples/common/numpy_npz.py", mode, dir)
 }
 
 #[test]

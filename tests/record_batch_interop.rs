@@ -38,57 +38,21 @@ use arrow_tensor_ipc::{
 };
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 // ---------------------------------------------------------------------------------------
 // Environment.
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("ARROW_TENSOR_PYTHON") {
-        return p.into();
-    }
-    let p = root().join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "{} is missing: run scripts/venv.sh (it creates .venv with the pinned pyarrow)",
-        p.display()
-    );
-    p
-}
+#[path = "common/venv.rs"]
+mod venv;
 
 /// A fresh scratch directory under target/.
 fn scratch(name: &str) -> PathBuf {
-    let dir = root()
-        .join("target/interop/record_batch")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    venv::scratch("interop/record_batch", name)
 }
 
 /// Runs the pyarrow helper in `mode` on `dir`; its JSON answer.
 fn helper(mode: &str, dir: &Path) -> Value {
-    let out = Command::new(python())
-        .arg(root().join("tests/interop/record_batch_check.py"))
-        .arg(mode)
-        .arg(dir)
-        .output()
-        .expect("run tests/interop/record_batch_check.py");
-    assert!(
-        out.status.success(),
-        "record_batch_check.py {mode} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "record_batch_check.py {mode}: not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
+    let v = venv::run_json("tests/interop/record_batch_check.py", mode, dir);
     assert_eq!(
         v["pyarrow"], "26.0.1",
         "the suite is pinned to pyarrow 26.0.1"
