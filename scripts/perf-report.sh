@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Runs both side-by-side comparisons against Arrow C++ 26 and writes docs/performance.md
-# (dated, with the machine and the commit). Takes a few minutes.
+# Runs every side-by-side comparison and writes docs/performance.md (dated, with the machine
+# and the commit): the codec and the COO tables against Arrow C++ 26, the layout
+# conversions, the file formats against scipy, numpy and pyarrow, and the Python package
+# against pyarrow and scipy. Takes about a quarter of an hour and some 4 GiB of memory.
 #
 #   scripts/perf-report.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-scripts/venv.sh # the pinned pyarrow (Arrow C++) the comparisons run against
+scripts/python-package.sh # the pinned venv (pyarrow, numpy, scipy) and the Python package
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cargo run --quiet --release --example compare --features mmap,record-batch -- --nnz 1000000,10000000 >"$tmp/compare.jsonl"
 cargo run --quiet --release --example compare_convert >"$tmp/convert.jsonl"
-python3 scripts/perf_report.py "$tmp/compare.jsonl" "$tmp/convert.jsonl" docs/performance.md
+cargo run --quiet --release --example compare_mtx --features matrix-market,frostt,mmap -- --reps 3 >"$tmp/text.jsonl"
+cargo run --quiet --release --example compare_npz --features npy >"$tmp/npz.jsonl"
+.venv/bin/python python/bench/compare.py >"$tmp/python.jsonl"
+python3 scripts/perf_report.py "$tmp/compare.jsonl" "$tmp/convert.jsonl" "$tmp/text.jsonl" \
+  "$tmp/npz.jsonl" "$tmp/python.jsonl" docs/performance.md
 echo "scripts/perf-report.sh: wrote docs/performance.md"

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Renders docs/performance.md from the JSON lines of `compare` and `compare_convert`.
+"""Renders docs/performance.md from the JSON lines of the side-by-side comparisons.
 
-    scripts/perf_report.py COMPARE.jsonl CONVERT.jsonl OUT.md
+    scripts/perf_report.py COMPARE CONVERT MTX NPZ PYTHON OUT.md
 
-Every line of the inputs is one measurement (see the headers of examples/compare.rs and
-examples/compare_convert.rs for the fields). The report is dated and names the machine and
+The inputs are what `examples/compare.rs`, `examples/compare_convert.rs`,
+`examples/compare_mtx.rs`, `examples/compare_npz.rs` and `python/bench/compare.py` print:
+every line is one measurement (their headers describe the fields). The report is dated and names the machine and
 the commit, so a reader can tell which code and which hardware produced each figure.
 """
 
@@ -88,10 +89,21 @@ def table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> list[st
     return out
 
 
+def all_keys(rows: list[dict[str, Any]]) -> list[str]:
+    """The keys of `rows` in the order they first appear."""
+    keys: list[str] = []
+    for r in rows:
+        for k in r:
+            if k not in keys:
+                keys.append(k)
+    return keys
+
+
 def main() -> None:
-    compare_path, convert_path, out_path = sys.argv[1:4]
-    compare = load(compare_path)
-    convert = load(convert_path)
+    if len(sys.argv) != 7:
+        sys.exit(__doc__)
+    compare, convert, mtx, npz, python = (load(p) for p in sys.argv[1:6])
+    out_path = sys.argv[6]
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Performance report",
@@ -132,17 +144,28 @@ def main() -> None:
                 if kib is not None
                 else f"`{r['op']}`: {child}",
             ]
-    lines += [
-        "",
-        "## Layout conversions (`cargo run --release --example compare_convert`)",
-        "",
+    sections = [
+        ("Layout conversions", "cargo run --release --example compare_convert", convert),
+        (
+            "Matrix Market and FROSTT files against scipy and pyarrow",
+            "cargo run --release --example compare_mtx --features matrix-market,frostt,mmap"
+            " -- --reps 3",
+            mtx,
+        ),
+        (
+            "`.npz` and `.npy` files against scipy and numpy",
+            "cargo run --release --example compare_npz --features npy",
+            npz,
+        ),
+        (
+            "The Python package against pyarrow and scipy",
+            ".venv/bin/python python/bench/compare.py",
+            python,
+        ),
     ]
-    keys: list[str] = []
-    for r in convert:
-        for k in r:
-            if k not in keys:
-                keys.append(k)
-    lines += table(convert, [(k, k) for k in keys])
+    for title, command, rows in sections:
+        lines += ["", f"## {title} (`{command}`)", ""]
+        lines += table(rows, [(k, k) for k in all_keys(rows)])
     lines.append("")
     with open(out_path, "w") as f:
         f.write("\n".join(lines))

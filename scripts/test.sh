@@ -18,16 +18,5 @@ scripts/venv.sh
 
 cargo test --all-features "$@"
 
-# Build and install the package when it or the crate changed since the last install (the
-# build reuses python/target, so a rebuild is incremental).
-stamp=.venv/.arrow-tensor-ipc-python.stamp
-if [ ! -f "$stamp" ] || ! .venv/bin/python -c "import arrow_tensor_ipc" 2>/dev/null ||
-  [ -n "$(find python/src python/arrow_tensor_ipc python/Cargo.toml python/Cargo.lock \
-    python/pyproject.toml python/README.md src build.rs format vendor Cargo.toml Cargo.lock \
-    -newer "$stamp" -print -quit)" ]; then
-  echo "scripts/test.sh: building and installing the Python package (python/)" >&2
-  PATH="$PWD/.venv/bin:$PATH" .venv/bin/pip install --quiet --disable-pip-version-check \
-    --no-build-isolation --no-deps --force-reinstall ./python
-  touch "$stamp"
-fi
+scripts/python-package.sh
 .venv/bin/python -m pytest python/tests -q
