@@ -854,3 +854,20 @@ fn scalars_tensor(vt: ValueType, n: usize, cells: &[Scalar]) -> Tensor {
     let strides = arrow_tensor_ipc::row_major_strides(&shape, vt.byte_width());
     Tensor::try_new(vt, shape, strides, Buffer::from_vec(bytes)).unwrap()
 }
+
+#[test]
+fn header_words_are_case_insensitive() {
+    let mixed = read(b"%%matrixmarket MATRIX Coordinate Pattern Symmetric\n2 2 1\n2 1\n")
+        .expect("a header in mixed case reads");
+    let lower = read(b"%%MatrixMarket matrix coordinate pattern symmetric\n2 2 1\n2 1\n").unwrap();
+    let (t, expected) = (dense(&mixed), dense(&lower));
+    assert_eq!(t.shape(), &[2, 2]);
+    assert_eq!(t.value_type(), expected.value_type());
+    // Symmetric pattern: the stored (2, 1) and its mirror (1, 2), both 1; zero elsewhere.
+    let zero = t.get(&[0, 0]).unwrap();
+    for (i, j) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+        let v = t.get(&[i, j]).unwrap();
+        assert_eq!(v, expected.get(&[i, j]).unwrap(), "({i}, {j})");
+        assert_eq!(v != zero, i != j, "({i}, {j}): {v:?}");
+    }
+}

@@ -694,18 +694,8 @@ fn csx_from_columns<I: NativeIndex>(
         SparseFormat::Csr => (crate::CompressedAxis::Row, 0, 1),
         _ => (crate::CompressedAxis::Column, 1, 0),
     };
-    let column = |d: usize| -> Option<IndexArray> {
-        let a = table.column(d);
-        if a.data_type() != &index_data_type(it) || a.null_count() > 0 {
-            return None;
-        }
-        let bytes =
-            super::arrays::primitive_bytes(a.as_ref(), it.byte_width(), "", "coordinate", |i| i)
-                .ok()?;
-        IndexArray::try_new(it, bytes).ok()
-    };
-    let major = column(compressed)?;
-    let minor = column(other)?;
+    let major = index_column(table, compressed, it)?;
+    let minor = index_column(table, other, it)?;
     let n = info.shape[compressed];
     let nnz = table.num_rows();
     let keys = major.values::<I>()?;
@@ -738,6 +728,19 @@ fn csx_from_columns<I: NativeIndex>(
     )
 }
 
+/// Coordinate column `d` of a table as an index array of type `it`, sharing the column's
+/// buffer; `None` when its type differs or it holds nulls (the general path then reports it).
+fn index_column(table: &RecordBatch, d: usize, it: IndexType) -> Option<IndexArray> {
+    let a = table.column(d);
+    if a.data_type() != &index_data_type(it) || a.null_count() > 0 {
+        return None;
+    }
+    let bytes =
+        super::arrays::primitive_bytes(a.as_ref(), it.byte_width(), "", "coordinate", |i| i)
+            .ok()?;
+    IndexArray::try_new(it, bytes).ok()
+}
+
 /// A CSF tensor in the identity axis order straight from a table whose rows strictly
 /// increase in row-major order and lie inside the shape, as [`sparse_to_coo_table`] writes
 /// a CSF tensor: one pass over the rows opens a node at every level from the first
@@ -754,17 +757,9 @@ fn csf_from_columns<I: NativeIndex>(
 ) -> Option<Result<SparseTensor>> {
     let ndim = info.shape.len();
     let nnz = table.num_rows();
-    let mut columns = Vec::with_capacity(ndim);
-    for d in 0..ndim {
-        let a = table.column(d);
-        if a.data_type() != &index_data_type(it) || a.null_count() > 0 {
-            return None;
-        }
-        let bytes =
-            super::arrays::primitive_bytes(a.as_ref(), it.byte_width(), "", "coordinate", |i| i)
-                .ok()?;
-        columns.push(IndexArray::try_new(it, bytes).ok()?);
-    }
+    let mut columns: Vec<IndexArray> = (0..ndim)
+        .map(|d| index_column(table, d, it))
+        .collect::<Option<_>>()?;
     let cols: Vec<&[I]> = columns
         .iter()
         .map(|c| c.values::<I>())
