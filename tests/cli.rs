@@ -1279,3 +1279,41 @@ fn file_formats_refuse_a_second_message_and_name_bad_lines() {
     assert!(stderr(&out).contains("line 4"), "{}", stderr(&out));
     assert!(!out_file.path().exists());
 }
+
+/// `--permissive` applies to Matrix Market inputs: a skew-symmetric file with a stored
+/// diagonal entry (which scipy reads) converts and inspects; without it, both name the line.
+#[test]
+fn permissive_applies_to_matrix_market_inputs() {
+    let skew = TempFile::with_ext("skew-diag", "mtx");
+    std::fs::write(
+        skew.path(),
+        "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 2\n1 1 5.0\n2 1 2.0\n",
+    )
+    .unwrap();
+    let out_file = TempFile::new("skew-out");
+    let out = run(&["convert", &skew.name(), &out_file.name()], &[]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("line 3"), "{}", stderr(&out));
+    let out = run(&["inspect", &skew.name()], &[]);
+    assert_eq!(code(&out), 1);
+    let out = run(
+        &[
+            "convert",
+            "--permissive",
+            &skew.name(),
+            &out_file.name(),
+            "--to",
+            "dense",
+        ],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let m = decode_all(&out_file.bytes(), ReadOptions::strict());
+    let Message::Tensor(t) = &m[0].message else {
+        panic!("not dense")
+    };
+    assert_eq!(t.to_vec::<f64>().unwrap(), vec![5.0, -2.0, 2.0, 0.0]);
+    let out = run(&["inspect", "--permissive", &skew.name()], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("skew"), "{}", stdout(&out));
+}

@@ -871,3 +871,96 @@ fn header_words_are_case_insensitive() {
         assert_eq!(v != zero, i != j, "({i}, {j}): {v:?}");
     }
 }
+
+/// Files scipy reads and strict mode refuses: permissive mode reads them to scipy's values
+/// (scipy reads each file here too, as the judge); strict mode refuses each, naming the line.
+#[test]
+fn permissive_reads_what_scipy_reads() {
+    use arrow_tensor_ipc::Validation;
+    let files: [(&str, &str, u64); 5] = [
+        // A skew-symmetric file with stored diagonal entries (as in scipy's own tests).
+        (
+            "skew_diagonal.mtx",
+            "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 4\n1 1 5.0\n2 1 2.0\n3 2 -0.5\n3 3 -1.5\n",
+            3,
+        ),
+        (
+            "skew_diagonal_integer.mtx",
+            "%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 2\n1 1 7\n2 1 3\n",
+            3,
+        ),
+        (
+            "pattern_skew.mtx",
+            "%%MatrixMarket matrix coordinate pattern skew-symmetric\n3 3 2\n2 1\n3 1\n",
+            1,
+        ),
+        (
+            "real_hermitian.mtx",
+            "%%MatrixMarket matrix coordinate real hermitian\n3 3 3\n1 1 1.0\n2 1 3.0\n3 2 -2.25\n",
+            1,
+        ),
+        (
+            "array_hermitian.mtx",
+            "%%MatrixMarket matrix array real hermitian\n2 2\n1.0\n2.0\n3.0\n",
+            1,
+        ),
+    ];
+    let dir = scratch("mtx_permissive");
+    for (name, text, _) in &files {
+        std::fs::write(dir.join(name), text).expect("write file");
+    }
+    let cases = run_python(
+        r#"
+import json, os, sys
+import numpy as np, scipy.io, scipy.sparse as sp
+d = sys.argv[1]
+cases = {}
+for name in sorted(os.listdir(d)):
+    r = scipy.io.mmread(os.path.join(d, name))
+    a = r.toarray() if sp.issparse(r) else np.asarray(r)
+    cases[name] = {"shape": list(a.shape),
+                   "dense": [repr(x) if isinstance(x, float) else str(x) for x in a.ravel().tolist()]}
+print(json.dumps(cases))
+"#,
+        &dir,
+    );
+    let permissive = MtxReadOptions::default().with_validation(Validation::Permissive);
+    for (name, text, line) in &files {
+        let m = read_matrix_market(text.as_bytes(), &permissive)
+            .unwrap_or_else(|e| panic!("{name}: permissive: {e}"));
+        // scipy's dense result is row-major; ours may be column-major (array files).
+        let d = dense(&m);
+        let (rows, cols) = (d.shape()[0], d.shape()[1]);
+        let ours: Vec<f64> = (0..rows * cols)
+            .map(|k| match d.get(&[k / cols, k % cols]).expect("get") {
+                Scalar::Float64(v) => v,
+                Scalar::Int64(v) => v as f64,
+                other => panic!("{name}: value {other:?}"),
+            })
+            .collect();
+        let theirs: Vec<f64> = cases[*name]["dense"]
+            .as_array()
+            .expect("dense")
+            .iter()
+            .map(|v| v.as_str().expect("string").parse::<f64>().expect("number"))
+            .collect();
+        assert_eq!(ours, theirs, "{name}: ours against scipy");
+        // Strict mode refuses the file and names the line.
+        let e = read(text.as_bytes()).expect_err(name);
+        assert_parse_line(&e, *line);
+    }
+}
+
+/// What permissive mode still refuses, as strict mode does: values that are not real.
+#[test]
+fn permissive_still_refuses_complex_values() {
+    use arrow_tensor_ipc::Validation;
+    let permissive = MtxReadOptions::default().with_validation(Validation::Permissive);
+    for text in [
+        "%%MatrixMarket matrix coordinate complex hermitian\n2 2 1\n2 1 1.0 2.0\n",
+        "%%MatrixMarket matrix coordinate complex general\n2 2 1\n2 1 1.0 2.0\n",
+    ] {
+        let e = read_matrix_market(text.as_bytes(), &permissive).expect_err(text);
+        assert_parse_line(&e, 1);
+    }
+}

@@ -10,6 +10,15 @@
 //! symmetric file is mirrored likewise; an entry on the diagonal of a skew-symmetric file is
 //! an error.
 //!
+//! [`Validation::Permissive`] (see [`MtxReadOptions::validation`]) reads the real-valued files
+//! that `scipy.io.mmread` reads and strict mode refuses: an entry on the diagonal of a
+//! skew-symmetric file is kept as stored (once, not mirrored); a `pattern` matrix may be
+//! skew-symmetric (its mirrors are -1); a `hermitian` matrix of `real`, `integer` or
+//! `pattern` values is read as `symmetric` (the conjugate of a real value is itself).
+//! Permissive mode still refuses everything scipy does not read the same way: complex values,
+//! counts that differ from the size line, trailing words on a line, non-square symmetric
+//! matrices, a real value in an `integer` file.
+//!
 //! A `coordinate` matrix comes back as COO in the order of the file (mirrors right after
 //! their entry), duplicates kept (they sum, as in scipy); the canonical flag is set exactly
 //! when the entries come out strictly increasing in row-major order. Call
@@ -38,7 +47,7 @@ use crate::error::{fail, Error, ErrorKind, Result};
 use crate::sparse::{CooIndex, CooOrder, SparseFormat, SparseIndex, SparseTensor};
 use crate::tensor::{column_major_strides, Tensor};
 use crate::types::{IndexType, NativeIndex, ValueType};
-use crate::{ConvertOptions, IndexArray, Limits, Message};
+use crate::{ConvertOptions, IndexArray, Limits, Message, Validation};
 use arrow_buffer::Buffer;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -123,6 +132,9 @@ pub struct MtxReadOptions<'a> {
     pub threads: usize,
     /// Called with the number of bytes parsed so far.
     pub progress: Option<Progress<'a>>,
+    /// Strict (the default) refuses files that break the Matrix Market rules; permissive
+    /// also reads the real-valued files `scipy.io.mmread` reads (see the module docs).
+    pub validation: Validation,
 }
 
 impl Default for MtxReadOptions<'_> {
@@ -134,6 +146,7 @@ impl Default for MtxReadOptions<'_> {
             limits: Limits::default(),
             threads: 0,
             progress: None,
+            validation: Validation::Strict,
         }
     }
 }
@@ -174,6 +187,12 @@ impl<'a> MtxReadOptions<'a> {
         self.progress = Some(progress);
         self
     }
+
+    /// Sets [`MtxReadOptions::validation`].
+    pub fn with_validation(mut self, validation: Validation) -> Self {
+        self.validation = validation;
+        self
+    }
 }
 
 /// Options of [`write_matrix_market`].
@@ -201,7 +220,9 @@ impl MtxWriteOptions {
     }
 }
 
-/// Reads the banner and size line of a Matrix Market file.
+/// Reads the banner and size line of a Matrix Market file, under strict rules (a
+/// `hermitian` banner or a skew-symmetric `pattern` matrix is refused; see
+/// [`MtxReadOptions::validation`]).
 ///
 /// ```
 /// use arrow_tensor_ipc::formats::matrix_market::{read_header, MtxField, MtxFormat};
@@ -210,7 +231,13 @@ impl MtxWriteOptions {
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
 pub fn read_header(bytes: &[u8]) -> Result<MtxHeader> {
-    parse_header(bytes).map(|(h, _, _)| h)
+    read_header_with(bytes, Validation::Strict)
+}
+
+/// Reads the banner and size line of a Matrix Market file under `validation`: permissive
+/// reports a `hermitian` banner of real values as `Symmetric`, as the reader treats it.
+pub fn read_header_with(bytes: &[u8], validation: Validation) -> Result<MtxHeader> {
+    parse_header(bytes, validation).map(|(h, _, _)| h)
 }
 
 /// Splits a line into its whitespace-separated words.
@@ -221,7 +248,8 @@ fn words(line: &[u8]) -> impl Iterator<Item = &[u8]> {
 
 /// Parses the header: returns it, the offset of the first byte after the size line and the
 /// size line's number.
-fn parse_header(bytes: &[u8]) -> Result<(MtxHeader, usize, u64)> {
+fn parse_header(bytes: &[u8], validation: Validation) -> Result<(MtxHeader, usize, u64)> {
+    let permissive = validation == Validation::Permissive;
     let end = next_line(bytes, 0);
     let banner = bytes.get(..end).unwrap_or_default();
     let w: Vec<&[u8]> = words(banner).collect();
@@ -274,7 +302,13 @@ fn parse_header(bytes: &[u8]) -> Result<(MtxHeader, usize, u64)> {
     } else if is(symmetry, "skew-symmetric") {
         MtxSymmetry::SkewSymmetric
     } else if is(symmetry, "hermitian") {
-        return Err(err("hermitian matrices are not supported".into()));
+        // The field was checked above: the values are real, so hermitian is symmetric.
+        if !permissive {
+            return Err(err(
+                "hermitian matrices are not supported (a real-valued one reads as symmetric in permissive mode)".into(),
+            ));
+        }
+        MtxSymmetry::Symmetric
     } else {
         return Err(err(format!(
             "unknown symmetry {:?} (general, symmetric or skew-symmetric)",
@@ -284,8 +318,11 @@ fn parse_header(bytes: &[u8]) -> Result<(MtxHeader, usize, u64)> {
     if field == MtxField::Pattern && format == MtxFormat::Array {
         return Err(err("an array matrix cannot have the pattern field".into()));
     }
-    if field == MtxField::Pattern && symmetry == MtxSymmetry::SkewSymmetric {
-        return Err(err("a pattern matrix cannot be skew-symmetric".into()));
+    if field == MtxField::Pattern && symmetry == MtxSymmetry::SkewSymmetric && !permissive {
+        return Err(err(
+            "a pattern matrix cannot be skew-symmetric (permissive mode reads its mirrors as -1)"
+                .into(),
+        ));
     }
     // The size line: the first line after the banner that is neither blank nor a comment.
     let mut p = end;
@@ -382,7 +419,7 @@ fn parse_header(bytes: &[u8]) -> Result<(MtxHeader, usize, u64)> {
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
 pub fn read_matrix_market(bytes: &[u8], options: &MtxReadOptions) -> Result<Message> {
-    let (header, data_start, size_line) = parse_header(bytes)?;
+    let (header, data_start, size_line) = parse_header(bytes, options.validation)?;
     let value_type = options.value_type.unwrap_or(match header.field {
         MtxField::Integer => ValueType::Int64,
         MtxField::Real | MtxField::Pattern => ValueType::Float64,
@@ -548,6 +585,7 @@ fn read_coordinate<T: TextValue, I: NativeIndex>(ctx: &Ctx) -> Result<SparseTens
     }
     let mirror = opts.expand_symmetry && h.symmetry != MtxSymmetry::General;
     let skew = h.symmetry == MtxSymmetry::SkewSymmetric;
+    let strict = opts.validation == Validation::Strict;
     let (rows, cols) = (h.rows as u64, h.cols as u64);
     let bytes = ctx.bytes;
     let data_len = ctx.data.len().max(1) as u64;
@@ -636,10 +674,10 @@ fn read_coordinate<T: TextValue, I: NativeIndex>(ctx: &Ctx) -> Result<SparseTens
                 };
                 push(&mut c, col - 1, r - 1, m);
             }
-            if skew && r == col {
+            if skew && r == col && strict {
                 return Err(LineError::new(
                     line,
-                    "an entry on the diagonal of a skew-symmetric matrix",
+                    "an entry on the diagonal of a skew-symmetric matrix (permissive mode keeps it as stored)",
                 ));
             }
             if progress.active() && p - reported >= PROGRESS_STEP {

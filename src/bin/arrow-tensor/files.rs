@@ -3,7 +3,7 @@
 //! file holds one tensor.
 
 use arrow_tensor_ipc::formats::{frostt, matrix_market, npy, npz, FileFormat};
-use arrow_tensor_ipc::{ConvertOptions, Limits, Message, SparseFormat};
+use arrow_tensor_ipc::{ConvertOptions, Limits, Message, SparseFormat, Validation};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
@@ -20,6 +20,8 @@ pub struct FileOptions {
     pub compressed: bool,
     /// Worker threads of the text readers and writers (0: one per core).
     pub threads: usize,
+    /// Matrix Market: strict, or permissive (also what `scipy.io.mmread` reads).
+    pub validation: Validation,
 }
 
 /// The file's bytes, memory-mapped.
@@ -45,6 +47,7 @@ pub fn read(
                     .with_expand_symmetry(!options.as_stored)
                     .with_limits(*limits)
                     .with_threads(options.threads)
+                    .with_validation(options.validation)
                     .with_progress(progress);
                 matrix_market::read_matrix_market(bytes, &o).map_err(at)
             } else {
@@ -122,12 +125,13 @@ pub fn describe(
     format: FileFormat,
     path: &Path,
     limits: &Limits,
+    validation: Validation,
     tensor_line: impl Fn(&Message) -> String,
 ) -> Result<String, String> {
     let declared = match format {
         FileFormat::MatrixMarket => {
             let mapped = map(path)?;
-            let h = matrix_market::read_header(&mapped)
+            let h = matrix_market::read_header_with(&mapped, validation)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
             format!(
                 " ({:?} {:?} {:?}, {} x {}, {} entries stored)",
@@ -137,7 +141,11 @@ pub fn describe(
         }
         _ => String::new(),
     };
-    let message = read(format, path, &FileOptions::default(), limits, &|_| {})?;
+    let options = FileOptions {
+        validation,
+        ..FileOptions::default()
+    };
+    let message = read(format, path, &options, limits, &|_| {})?;
     Ok(format!(
         "{} file{declared}: {}",
         format.name(),

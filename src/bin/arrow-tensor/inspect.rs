@@ -17,7 +17,13 @@ pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::
             writeln!(out, "{}:", path.display())?;
         }
         if let Some(format) = arrow_tensor_ipc::formats::FileFormat::from_path(path) {
-            match crate::files::describe(format, path, &options.limits, tensor_line) {
+            match crate::files::describe(
+                format,
+                path,
+                &options.limits,
+                options.validation,
+                tensor_line,
+            ) {
                 Ok(l) => writeln!(out, "{l}")?,
                 Err(e) => {
                     report(e);

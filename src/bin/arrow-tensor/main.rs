@@ -352,6 +352,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
                 shape,
                 compressed,
                 threads,
+                validation: read.options().validation,
             };
             let output_file = arrow_tensor_ipc::formats::FileFormat::from_path(&output);
             if let (Some(f), false) = (output_file, format == FormatArg::Messages) {
