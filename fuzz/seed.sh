@@ -3,7 +3,11 @@
 # - the committed corpus fuzz/corpus/<target>/ (valid messages of every layout and type from
 #   `cargo run --example fuzz_seeds`, plus every finding so far);
 # - every message the hostile-input suites decode (malformed messages of every kind), written
-#   by tests/common/seeds.rs while those suites run.
+#   by tests/common/seeds.rs while those suites run;
+# - for record_batches, the valid IPC streams and files of every column kind that
+#   tests/record_batch.rs writes;
+# - for file_formats and record_batch_metadata, their committed corpora (the file_formats
+#   corpus holds files written by numpy and scipy).
 #
 #   fuzz/seed.sh            then   fuzz/run.sh TARGET SECONDS
 set -euo pipefail
@@ -21,6 +25,14 @@ done
 # Single messages are also one-message streams.
 cp "$seeds"/malformed/* "$seeds/decode_one/"
 cp "$seeds"/malformed/* "$seeds/read_stream/"
-for t in decode_one read_stream roundtrip; do
+mkdir -p "$seeds/record_batches"
+cp fuzz/corpus/record_batches/* "$seeds/record_batches/"
+ARROW_TENSOR_IPC_RB_SEEDS="$PWD/$seeds/record_batches" \
+  cargo test --quiet --all-features --test record_batch fuzz_seeds_and_corpus_replay >/dev/null
+for t in file_formats record_batch_metadata; do
+  mkdir -p "$seeds/$t"
+  cp fuzz/corpus/$t/* "$seeds/$t/"
+done
+for t in decode_one read_stream roundtrip record_batches file_formats record_batch_metadata; do
   echo "fuzz/seed.sh: $t: $(ls "$seeds/$t" | wc -l) seeds"
 done
