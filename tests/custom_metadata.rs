@@ -199,7 +199,7 @@ fn decode(bytes: Vec<u8>) -> arrow_tensor_ipc::Result<Message> {
 fn malformed_lists_are_typed_errors() {
     let ok = decode(message_with(|_| Some("vvvv"))).unwrap();
     assert_eq!(ok.custom_metadata().unwrap().get("k"), Some("vvvv"));
-    // A KeyValue without a value (Arrow C++ refuses it too).
+    // A KeyValue without a value.
     let e = decode(message_with(|_| None)).unwrap_err();
     assert!(
         matches!(e.kind(), ErrorKind::MissingField("KeyValue.value")),

@@ -599,7 +599,7 @@ fn numpy_bundles_read_as_named_dense_messages_in_archive_order() {
     }
     // The plain bundle holds every dtype, a 0-d and empty arrays, Fortran order, big-endian.
     let plain = bundle(std::fs::read(dir.join("plain.npz")).unwrap()).unwrap();
-    assert_eq!(plain.len(), 14);
+    assert_eq!(plain.len(), 15);
     assert!(plain.iter().any(|m| m.as_tensor().unwrap().ndim() == 0));
     assert!(plain.iter().any(|m| m.as_tensor().unwrap().is_empty()));
     assert!(plain.iter().any(|m| !m.as_tensor().unwrap().is_row_major()));

@@ -161,17 +161,16 @@ def check_npz(d):
 
 
 def bundle_arrays(rng):
-    """Named arrays of every dtype, 0-d and empty ones, C and Fortran order."""
+    """Named arrays of every dtype, 0-d and empty ones, C and Fortran order, big-endian."""
     arrays = {}
     for i, dt in enumerate(DTYPES):
         shape = SHAPES[i % len(SHAPES)]
         a = values(dt, int(np.prod(shape)), rng).reshape(shape)
-        if i % 3 == 1 and a.ndim > 1:
-            a = np.asfortranarray(a)
         arrays[f"a_{NAMES[dt]}"] = a
     arrays["scalar"] = np.float64(2.5) * np.ones(())
     arrays["empty"] = np.zeros((0, 3), dtype="i4")
     arrays["big_endian"] = np.arange(6, dtype=">i4").reshape(2, 3)
+    arrays["fortran"] = np.asfortranarray(np.arange(6, dtype="f8").reshape(2, 3))
     return arrays
 
 

@@ -363,8 +363,8 @@ pub(super) fn decode_metadata(metadata: &[u8], options: &ReadOptions) -> Result<
 /// The `custom_metadata` key/value list. The verifier has checked it (within the metadata,
 /// whose length [`Limits::max_metadata_len`] bounds; every string UTF-8, or the message is
 /// an [`ErrorKind::InvalidFlatbuffer`]): the copy is as large as the flatbuffer's strings.
-/// A `KeyValue` without a key or a value is an [`ErrorKind::MissingField`], as Arrow C++
-/// refuses it.
+/// A `KeyValue` without a key or a value is an [`ErrorKind::MissingField`] (the schema
+/// leaves both optional; a missing one has no meaning to keep).
 fn custom_metadata_of(
     list: Option<flatbuffers::Vector<'_, flatbuffers::ForwardsUOffset<fb::KeyValue<'_>>>>,
 ) -> Result<Option<CustomMetadata>> {
