@@ -97,7 +97,7 @@ enum WriterState {
     /// A file of one tensor was written.
     One,
     /// An `.npz` bundle of named arrays is being written.
-    Bundle(npz::NpzBundleWriter<BufWriter<File>>),
+    Bundle(Box<npz::NpzBundleWriter<BufWriter<File>>>),
 }
 
 impl FileWriter {
@@ -120,7 +120,7 @@ impl FileWriter {
                 let o = npz::NpzWriteOptions {
                     compressed: self.options.compressed,
                 };
-                let mut bundle = npz::NpzBundleWriter::new(out, &o);
+                let mut bundle = Box::new(npz::NpzBundleWriter::new(out, &o));
                 bundle.write(message)?;
                 self.state = WriterState::Bundle(bundle);
                 Ok(())
