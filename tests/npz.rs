@@ -830,3 +830,23 @@ proptest! {
         let _ = read_npz_messages(Cursor::new(bytes), &Limits::default().with_max_body_len(1 << 24));
     }
 }
+
+#[test]
+fn a_numeric_member_named_format_makes_no_scipy_bundle() {
+    // numpy.savez(f, format=np.arange(3), shape=...): a bundle of named arrays, both ways.
+    let t = Tensor::from_vec(vec![3], vec![0i64, 1, 2]).unwrap();
+    let ms: Vec<Message> = ["format", "shape"]
+        .iter()
+        .map(|n| {
+            Message::from(t.clone()).with_custom_metadata(CustomMetadata::new([(NAME_KEY, *n)]))
+        })
+        .collect();
+    let mut out = Cursor::new(Vec::new());
+    write_npz_messages(&ms, &mut out, &NpzWriteOptions::default()).unwrap();
+    let back = bundle(out.into_inner()).unwrap();
+    let names: Vec<_> = back.iter().map(|m| m.name().unwrap()).collect();
+    assert_eq!(names, ["format", "shape"]);
+    // A text format.npy is scipy's, also through read_npz_messages.
+    let scipy = bundle(archive(&csr_members())).unwrap();
+    assert_eq!(scipy[0].as_sparse().unwrap().format(), SparseFormat::Csr);
+}

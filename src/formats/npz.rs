@@ -8,7 +8,7 @@
 //! `indices.npy` + `indptr.npy` (CSR/CSC) or `row.npy` + `col.npy` (2-d COO, what scipy 1.17
 //! writes for `coo_matrix` and `coo_array`) or `coords.npy` (n-d COO, an `(ndim, nnz)`
 //! array). Other members (such as scipy's `_is_array.npy`) are ignored. An archive with a
-//! `format.npy` member is read as such a bundle (as `load_npz` does); any other archive is
+//! `format.npy` member of text is read as such a bundle (as `load_npz` does); any other is
 //! a bundle of named arrays ([`read_npz_messages`], [`NpzBundleWriter`]), each member's name
 //! kept in its message's [`CustomMetadata`] under [`NAME_KEY`]. Members may be stored or
 //! deflate-compressed.
@@ -191,6 +191,18 @@ impl<R: Read + Seek> Members<'_, R> {
     fn index(&mut self, name: &str) -> Result<IndexArray> {
         let (t, buffer) = self.vector(name)?;
         IndexArray::try_new(index_type(name, t)?, buffer)
+    }
+
+    /// Whether `format.npy` holds text (a bytes or unicode dtype), as in a scipy sparse
+    /// bundle; a numeric array of that name belongs to a bundle of named arrays.
+    fn format_is_text(&mut self) -> Result<bool> {
+        let buffer = self.buffer(FORMAT_MEMBER)?;
+        let header = npy::parse_header(buffer.as_slice(), self.limits)
+            .map_err(|e| in_member(FORMAT_MEMBER, e))?;
+        Ok(matches!(
+            header.descr.as_deref().map(str::as_bytes),
+            Some([b'|', b'S', ..] | [b'<' | b'>' | b'|' | b'=', b'U', ..])
+        ))
     }
 
     /// The text of `format.npy`: a bytes (`|S`) or unicode (`<U`/`>U`) scalar.
@@ -460,7 +472,7 @@ fn read_sparse<R: Read + Seek>(m: &mut Members<'_, R>) -> Result<SparseTensor> {
 }
 
 /// Reads an `.npz` archive into messages: a scipy sparse bundle (one holding a
-/// `format.npy` member, as `scipy.sparse.save_npz` writes it) gives its one
+/// `format.npy` member of text, as `scipy.sparse.save_npz` writes it) gives its one
 /// [`SparseTensor`], as [`read_npz`] reads it; any other archive is a bundle of named
 /// arrays (`numpy.savez`, `numpy.savez_compressed`) and gives one dense [`Tensor`] per
 /// member, in archive order, each with its name (the member's file name without `.npy`,
@@ -502,7 +514,7 @@ fn read_sparse<R: Read + Seek>(m: &mut Members<'_, R>) -> Result<SparseTensor> {
 /// ```
 pub fn read_npz_messages<R: Read + Seek>(reader: R, limits: &Limits) -> Result<Vec<Message>> {
     let mut m = open_archive(reader, limits)?;
-    if m.has(FORMAT_MEMBER) {
+    if m.has(FORMAT_MEMBER) && m.format_is_text()? {
         return Ok(vec![Message::SparseTensor(read_sparse(&mut m)?)]);
     }
     read_bundle(&mut m)
