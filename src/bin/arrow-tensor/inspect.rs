@@ -133,7 +133,7 @@ fn tensor_line(message: &Message) -> String {
     )
 }
 
-/// What [`tensor_line`] and [`line`] print of a tensor.
+/// What [`tensor_line`] and [`line()`] print of a tensor.
 fn parts(
     message: &Message,
 ) -> (
