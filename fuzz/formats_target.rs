@@ -93,6 +93,18 @@ pub fn file_formats(data: &[u8]) {
                     assert!(again.is_ok(), "our .npz does not read back: {again:?}");
                 }
             }
+            // Both kinds of archive (scipy sparse bundles, bundles of named arrays).
+            if let Ok(ms) = npz::read_npz_messages(Cursor::new(file), &limits) {
+                let mut out = Cursor::new(Vec::new());
+                if npz::write_npz_messages(&ms, &mut out, &npz::NpzWriteOptions::default()).is_ok()
+                {
+                    let again = npz::read_npz_messages(Cursor::new(out.into_inner()), &limits);
+                    match again {
+                        Ok(back) => assert_eq!(back.len(), ms.len(), "our bundle lost members"),
+                        Err(e) => panic!("our .npz bundle does not read back: {e}"),
+                    }
+                }
+            }
         }
     }
 }

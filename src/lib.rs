@@ -63,6 +63,7 @@
 mod array;
 mod codec;
 pub mod convert;
+mod custom_metadata;
 mod error;
 pub mod formats;
 mod gen;
@@ -81,6 +82,7 @@ pub use codec::{
     Message, MessageIter, MetadataVersion, ReadOptions, StreamDecoder, WriteOptions,
 };
 pub use convert::options::{ConvertOptions, CsfAxisOrder};
+pub use custom_metadata::{CustomMetadata, NAME_KEY};
 pub use error::{BufferId, Error, ErrorKind, Location, Result};
 /// The half-precision float type of [`ValueType::Float16`] values (from the `half` crate).
 pub use half::f16;

@@ -9,6 +9,7 @@
 )]
 
 use crate::array::typed;
+use crate::custom_metadata::CustomMetadata;
 use crate::error::{fail, ErrorKind, Result};
 use crate::types::{NativeValue, Scalar, ValueType};
 use arrow_buffer::{Buffer, MutableBuffer};
@@ -33,6 +34,7 @@ pub struct Tensor {
     dim_names: Vec<String>,
     data: Buffer,
     len: usize,
+    custom_metadata: Option<CustomMetadata>,
 }
 
 /// Row-major (C order) byte strides of a shape.
@@ -188,6 +190,7 @@ impl Tensor {
             dim_names,
             data,
             len,
+            custom_metadata: None,
         })
     }
 
@@ -198,6 +201,21 @@ impl Tensor {
     ) -> Result<Self> {
         self.dim_names = check_dim_names(names, self.shape.len())?;
         Ok(self)
+    }
+
+    /// Sets (or, with `None`, removes) the message's `custom_metadata` (see
+    /// [`CustomMetadata`]).
+    pub fn with_custom_metadata(mut self, metadata: impl Into<Option<CustomMetadata>>) -> Self {
+        self.custom_metadata = metadata.into();
+        self
+    }
+
+    /// The message's `custom_metadata`, `None` when the message has none (what Arrow C++
+    /// writes). Kept by decoding and encoding, by [`Tensor::to_row_major`] and by the
+    /// conversions to sparse layouts ([`Tensor::to_sparse`]); ignored by
+    /// [`Tensor::content_eq`].
+    pub fn custom_metadata(&self) -> Option<&CustomMetadata> {
+        self.custom_metadata.as_ref()
     }
 
     /// The value type.
@@ -358,6 +376,7 @@ impl Tensor {
             dim_names: self.dim_names.clone(),
             data,
             len: self.len,
+            custom_metadata: self.custom_metadata.clone(),
         }
     }
 

@@ -1317,3 +1317,123 @@ fn permissive_applies_to_matrix_market_inputs() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(stdout(&out).contains("skew"), "{}", stdout(&out));
 }
+
+/// A numpy-style bundle of named arrays goes both ways through `convert`: one dense message
+/// per member (in archive order, names in custom_metadata, shown by `inspect` and `dump`),
+/// and messages back into a bundle that reads to the same arrays; `inspect` lists members.
+#[test]
+fn npz_bundles_convert_both_ways_and_inspect_lists_members() {
+    use arrow_tensor_ipc::formats::npz::{read_npz_messages, write_npz_messages, NpzWriteOptions};
+    use arrow_tensor_ipc::{CustomMetadata, Limits, NAME_KEY};
+    let named = |n: &str, m: Message| m.with_custom_metadata(CustomMetadata::new([(NAME_KEY, n)]));
+    let members = vec![
+        named(
+            "weights",
+            Message::Tensor(Tensor::from_vec(vec![2, 2], vec![0.5f32, 1.5, 2.5, 3.5]).unwrap()),
+        ),
+        named(
+            "ids",
+            Message::Tensor(Tensor::from_vec(vec![3], vec![7i64, 8, 9]).unwrap()),
+        ),
+        named(
+            "scalar",
+            Message::Tensor(Tensor::from_vec(vec![], vec![4u8]).unwrap()),
+        ),
+    ];
+    let mut npz = std::io::Cursor::new(Vec::new());
+    write_npz_messages(&members, &mut npz, &NpzWriteOptions { compressed: true }).unwrap();
+    let bundle = TempFile::with_ext("bundle", "npz");
+    std::fs::write(bundle.path(), npz.get_ref()).unwrap();
+
+    let out = run(&["inspect", &bundle.name()], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("npz file (bundle of 3 named arrays)"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("member \"weights\": tensor float32 shape [2, 2]"),
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("member \"ids\": tensor int64 shape [3]"),
+        "{text}"
+    );
+    assert!(
+        lines[3].starts_with("member \"scalar\": tensor uint8 shape []"),
+        "{text}"
+    );
+
+    let arrows = TempFile::new("bundle-msgs");
+    let out = run(&["convert", &bundle.name(), &arrows.name()], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("3 messages written"),
+        "{}",
+        stdout(&out)
+    );
+    let decoded = decode_all(&arrows.bytes(), ReadOptions::strict());
+    let names: Vec<_> = decoded.iter().map(|d| d.message.name().unwrap()).collect();
+    assert_eq!(names, ["weights", "ids", "scalar"]);
+    for (d, m) in decoded.iter().zip(&members) {
+        assert!(d
+            .message
+            .as_tensor()
+            .unwrap()
+            .content_eq(m.as_tensor().unwrap()));
+    }
+    let out = run(&["inspect", &arrows.name()], &[]);
+    assert!(
+        stdout(&out).contains("custom_metadata {\"arrow_tensor_ipc.name\": \"weights\"}"),
+        "{}",
+        stdout(&out)
+    );
+    let json = dump_ok(arrows.path());
+    assert_eq!(
+        json[1]["custom_metadata"],
+        serde_json::json!([{"key": "arrow_tensor_ipc.name", "value": "ids"}])
+    );
+
+    // Back into a bundle (stored): names and values kept.
+    let again = TempFile::with_ext("bundle-again", "npz");
+    let out = run(&["convert", &arrows.name(), &again.name()], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let back = read_npz_messages(std::io::Cursor::new(again.bytes()), &Limits::default()).unwrap();
+    assert_eq!(back.len(), 3);
+    for (b, m) in back.iter().zip(&members) {
+        assert_eq!(b.name(), m.name());
+        assert!(b.as_tensor().unwrap().content_eq(m.as_tensor().unwrap()));
+    }
+
+    // Unnamed dense messages get numpy's arr_N names; a sparse one among them is refused.
+    let unnamed = write_file(
+        "unnamed",
+        &[
+            Message::Tensor(Tensor::from_vec(vec![2], vec![1i32, 2]).unwrap()),
+            Message::Tensor(Tensor::from_vec(vec![1], vec![3i32]).unwrap()),
+        ],
+    );
+    let npz2 = TempFile::with_ext("unnamed", "npz");
+    let out = run(
+        &["convert", &unnamed.name(), &npz2.name(), "--compressed"],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let back = read_npz_messages(std::io::Cursor::new(npz2.bytes()), &Limits::default()).unwrap();
+    let names: Vec<_> = back.iter().map(|m| m.name().unwrap()).collect();
+    assert_eq!(names, ["arr_0", "arr_1"]);
+    let mixed = write_file(
+        "mixed",
+        &[
+            Message::Tensor(Tensor::from_vec(vec![2], vec![1i32, 2]).unwrap()),
+            Message::SparseTensor(csr()),
+        ],
+    );
+    let npz3 = TempFile::with_ext("mixed", "npz");
+    let out = run(&["convert", &mixed.name(), &npz3.name()], &[]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("sparse"), "{}", stderr(&out));
+    assert!(!npz3.path().exists());
+}

@@ -554,3 +554,299 @@ fn coords_member_of_nd_coo_is_read() {
     ]);
     assert_eq!(member_of(&read(bad).unwrap_err()), "coords.npy");
 }
+
+// ---------------------------------------------------------------------------------------
+// Bundles of named arrays (numpy.savez / savez_compressed).
+
+use arrow_tensor_ipc::formats::npz::{read_npz_messages, write_npz_messages, NpzBundleWriter};
+use arrow_tensor_ipc::{CustomMetadata, Message, NAME_KEY};
+
+fn bundle(bytes: Vec<u8>) -> arrow_tensor_ipc::Result<Vec<Message>> {
+    read_npz_messages(Cursor::new(bytes), &Limits::default())
+}
+
+/// What `check-bundles` compares: name, dtype, shape, little-endian row-major bytes.
+fn describe(messages: &[Message]) -> Value {
+    Value::Array(
+        messages
+            .iter()
+            .map(|m| {
+                let t = m.as_tensor().expect("a dense message");
+                serde_json::json!({
+                    "name": m.name().expect("a name"),
+                    "dtype": t.value_type().name(),
+                    "shape": t.shape(),
+                    "hex": hex(t.row_major_bytes().as_slice()),
+                })
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn numpy_bundles_read_as_named_dense_messages_in_archive_order() {
+    let dir = scratch("bundles-from-numpy");
+    let summary = helper("write-bundles", &dir);
+    let manifest: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(summary["files"].as_u64().unwrap() as usize, manifest.len());
+    assert_eq!(manifest.len(), 4);
+    for m in &manifest {
+        let file = m["file"].as_str().unwrap();
+        let messages = bundle(std::fs::read(dir.join(file)).unwrap())
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(describe(&messages), m["members"], "{file}");
+    }
+    // The plain bundle holds every dtype, a 0-d and empty arrays, Fortran order, big-endian.
+    let plain = bundle(std::fs::read(dir.join("plain.npz")).unwrap()).unwrap();
+    assert_eq!(plain.len(), 15);
+    assert!(plain.iter().any(|m| m.as_tensor().unwrap().ndim() == 0));
+    assert!(plain.iter().any(|m| m.as_tensor().unwrap().is_empty()));
+    assert!(plain.iter().any(|m| !m.as_tensor().unwrap().is_row_major()));
+    // The single-tensor API points to the bundle reader.
+    let e = read_npz(
+        Cursor::new(std::fs::read(dir.join("plain.npz")).unwrap()),
+        &Limits::default(),
+    )
+    .unwrap_err();
+    assert_eq!(member_of(&e), "format.npy");
+    assert!(e.to_string().contains("read_npz_messages"), "{e}");
+    // Object arrays, pickles and bools are refused, naming the member.
+    for (file, member, says) in [
+        ("object.npz", "obj.npy", "object array"),
+        ("pickle.npz", "evil.npy", "pickle"),
+        ("bool.npz", "flags.npy", "bool"),
+    ] {
+        let e = bundle(std::fs::read(dir.join(file)).unwrap()).unwrap_err();
+        assert_eq!(member_of(&e), member, "{file}: {e}");
+        assert!(e.to_string().contains(says), "{file}: {e}");
+    }
+}
+
+#[test]
+fn our_bundles_read_in_numpy() {
+    let from = scratch("bundles-from-numpy-2");
+    helper("write-bundles", &from);
+    let to = scratch("bundles-to-numpy");
+    let mut manifest = Vec::new();
+    for (k, file) in ["plain.npz", "positional.npz", "empty_bundle.npz"]
+        .iter()
+        .enumerate()
+    {
+        let messages = bundle(std::fs::read(from.join(file)).unwrap()).unwrap();
+        for compressed in [false, true] {
+            let name = format!("{}{k}.npz", if compressed { "z" } else { "s" });
+            let mut out = Cursor::new(Vec::new());
+            write_npz_messages(&messages, &mut out, &NpzWriteOptions { compressed }).unwrap();
+            std::fs::write(to.join(&name), out.get_ref()).unwrap();
+            // And back through our reader: the same names and bytes.
+            assert_eq!(
+                describe(&bundle(out.into_inner()).unwrap()),
+                describe(&messages)
+            );
+            manifest.push(serde_json::json!({"file": name, "members": describe(&messages)}));
+        }
+    }
+    // Unnamed, strided and column-major tensors: arr_0, arr_1 (numpy.load gives C-order
+    // values either way).
+    let cm = Tensor::try_new(
+        ValueType::UInt16,
+        vec![2, 3],
+        arrow_tensor_ipc::column_major_strides(&[2, 3], 2),
+        Buffer::from_vec(vec![1u16, 2, 3, 4, 5, 6]),
+    )
+    .unwrap();
+    let strided = Tensor::try_new(
+        ValueType::Int8,
+        vec![2, 2],
+        vec![4, 1],
+        Buffer::from_vec(vec![1i8, 2, 0, 0, 3, 4, 0, 0]),
+    )
+    .unwrap();
+    let named = Tensor::from_vec(vec![], vec![1.5f64]).unwrap();
+    let messages = vec![
+        Message::from(cm),
+        Message::from(named).with_custom_metadata(CustomMetadata::new([(NAME_KEY, "x")])),
+        Message::from(strided),
+    ];
+    let mut out = Cursor::new(Vec::new());
+    write_npz_messages(&messages, &mut out, &NpzWriteOptions { compressed: true }).unwrap();
+    let back = bundle(out.get_ref().clone()).unwrap();
+    let names: Vec<_> = back.iter().map(|m| m.name().unwrap().to_string()).collect();
+    assert_eq!(names, ["arr_0", "x", "arr_1"]);
+    std::fs::write(to.join("mixed.npz"), out.get_ref()).unwrap();
+    manifest.push(serde_json::json!({"file": "mixed.npz", "members": describe(&back)}));
+    assert_eq!(
+        describe(&back)[0]["hex"],
+        hex(&[1, 0, 3, 0, 5, 0, 2, 0, 4, 0, 6, 0])
+    );
+    std::fs::write(
+        to.join("manifest.json"),
+        serde_json::to_vec(&manifest).unwrap(),
+    )
+    .unwrap();
+    let result = helper("check-bundles", &to);
+    assert_eq!(result["checked"].as_u64().unwrap() as usize, manifest.len());
+    assert_eq!(result["bad"], serde_json::json!([]), "{result}");
+}
+
+#[test]
+fn bundle_writer_names_duplicates_and_kinds() {
+    let t = Tensor::from_vec(vec![2], vec![1i32, 2]).unwrap();
+    let named = |n: &str| {
+        Message::from(t.clone()).with_custom_metadata(CustomMetadata::new([(NAME_KEY, n)]))
+    };
+    // A name used twice, and an explicit name that collides with a generated one.
+    for ms in [
+        vec![named("a"), named("a")],
+        vec![Message::from(t.clone()), named("arr_0")],
+    ] {
+        let e = write_npz_messages(&ms, Cursor::new(Vec::new()), &NpzWriteOptions::default())
+            .unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+    }
+    // A sparse message among dense ones is refused; alone it is a scipy bundle.
+    let csr = SparseTensor::csr([2, 3], vec![0i32, 1, 2], vec![2, 0], vec![7u8, 9]).unwrap();
+    let e = write_npz_messages(
+        &[named("a"), Message::from(csr.clone())],
+        Cursor::new(Vec::new()),
+        &NpzWriteOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+    let mut out = Cursor::new(Vec::new());
+    write_npz_messages(
+        &[Message::from(csr.clone())],
+        &mut out,
+        &NpzWriteOptions::default(),
+    )
+    .unwrap();
+    let back = bundle(out.into_inner()).unwrap();
+    assert_eq!(back.len(), 1);
+    assert!(back[0].as_sparse().unwrap().content_eq(&csr));
+    // The streaming writer returns the names it used.
+    let mut w = NpzBundleWriter::new(Cursor::new(Vec::new()), &NpzWriteOptions::default());
+    assert_eq!(w.write_tensor(None, &t).unwrap(), "arr_0");
+    assert_eq!(w.write_tensor(Some("dir/w"), &t).unwrap(), "dir/w");
+    assert_eq!(w.write(&Message::from(t.clone())).unwrap(), "arr_1");
+    let bytes = w.finish().unwrap().into_inner();
+    let names: Vec<_> = bundle(bytes)
+        .unwrap()
+        .iter()
+        .map(|m| m.name().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["arr_0", "dir/w", "arr_1"]);
+}
+
+#[test]
+fn bundle_sizes_are_bounded_before_reading() {
+    let members = |n: usize| -> Vec<(String, Vec<u8>)> {
+        (0..n)
+            .map(|i| (format!("m{i}.npy"), npy(vec![1000], vec![i as u8; 1000])))
+            .collect()
+    };
+    let arch = |ms: &[(String, Vec<u8>)]| {
+        let refs: Vec<(&str, Vec<u8>)> = ms.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+        archive(&refs)
+    };
+    let ok = arch(&members(3));
+    assert_eq!(bundle(ok.clone()).unwrap().len(), 3);
+    // The members together over max_body_len, each under it.
+    let e = read_npz_messages(
+        Cursor::new(ok.clone()),
+        &Limits::default().with_max_body_len(2500),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::LimitExceeded { what, .. } if what.contains("bundle")),
+        "{e}"
+    );
+    // One member over it.
+    let e =
+        read_npz_messages(Cursor::new(ok), &Limits::default().with_max_body_len(500)).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
+    // Lying sizes: refused before reading.
+    let e = bundle(lie_about_sizes(arch(&members(2)), u32::MAX - 1)).unwrap_err();
+    assert!(e.to_string().contains("declared size"), "{e}");
+    // Two central-directory entries sharing one member's bytes (an overlapping zip bomb).
+    let one = arch(&members(1));
+    let cd = one.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+    let eocd = one.windows(4).position(|w| w == b"PK\x05\x06").unwrap();
+    let entry = one[cd..eocd].to_vec();
+    let mut twin = entry.clone();
+    let name_at = twin.windows(6).position(|w| w == b"m0.npy").unwrap();
+    twin[name_at + 1] = b'1';
+    let mut bomb = one[..eocd].to_vec();
+    bomb.extend_from_slice(&twin);
+    let mut end = one[eocd..].to_vec();
+    // Entry counts (this disk, total) and the central directory size.
+    end[8..10].copy_from_slice(&2u16.to_le_bytes());
+    end[10..12].copy_from_slice(&2u16.to_le_bytes());
+    end[12..16].copy_from_slice(&((2 * entry.len()) as u32).to_le_bytes());
+    bomb.extend_from_slice(&end);
+    let e = bundle(bomb).unwrap_err();
+    assert!(e.to_string().contains("share bytes"), "{e}");
+    // Two members of one name.
+    let dup = archive(&[
+        ("a.npy", npy(vec![1], vec![1u8])),
+        ("a.npy", npy(vec![1], vec![2u8])),
+    ]);
+    assert_eq!(member_of(&bundle(dup).unwrap_err()), "a.npy");
+    // A member that is not .npy.
+    let junk = archive(&[
+        ("a.npy", npy(vec![1], vec![1u8])),
+        ("b.txt", b"hello".to_vec()),
+    ]);
+    assert_eq!(member_of(&bundle(junk).unwrap_err()), "b.txt");
+    // No members: no messages.
+    assert!(bundle(archive(&[])).unwrap().is_empty());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn mutated_bundles_never_panic(
+        compressed: bool,
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+        cut in any::<prop::sample::Index>(),
+        truncate: bool,
+    ) {
+        let ms = vec![
+            Message::from(Tensor::from_vec(vec![2, 3], vec![1.5f64; 6]).unwrap()),
+            Message::from(Tensor::from_vec(vec![], vec![7i16]).unwrap()),
+            Message::from(Tensor::from_vec(vec![0, 4], Vec::<u32>::new()).unwrap()),
+        ];
+        let mut file = Cursor::new(Vec::new());
+        write_npz_messages(&ms, &mut file, &NpzWriteOptions { compressed }).unwrap();
+        let mut bytes = file.into_inner();
+        for (at, b) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = b;
+        }
+        if truncate {
+            bytes.truncate(cut.index(bytes.len()));
+        }
+        let _ = read_npz_messages(Cursor::new(bytes), &Limits::default().with_max_body_len(1 << 24));
+    }
+}
+
+#[test]
+fn a_numeric_member_named_format_makes_no_scipy_bundle() {
+    // numpy.savez(f, format=np.arange(3), shape=...): a bundle of named arrays, both ways.
+    let t = Tensor::from_vec(vec![3], vec![0i64, 1, 2]).unwrap();
+    let ms: Vec<Message> = ["format", "shape"]
+        .iter()
+        .map(|n| {
+            Message::from(t.clone()).with_custom_metadata(CustomMetadata::new([(NAME_KEY, *n)]))
+        })
+        .collect();
+    let mut out = Cursor::new(Vec::new());
+    write_npz_messages(&ms, &mut out, &NpzWriteOptions::default()).unwrap();
+    let back = bundle(out.into_inner()).unwrap();
+    let names: Vec<_> = back.iter().map(|m| m.name().unwrap()).collect();
+    assert_eq!(names, ["format", "shape"]);
+    // A text format.npy is scipy's, also through read_npz_messages.
+    let scipy = bundle(archive(&csr_members())).unwrap();
+    assert_eq!(scipy[0].as_sparse().unwrap().format(), SparseFormat::Csr);
+}

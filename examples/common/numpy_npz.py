@@ -5,6 +5,10 @@ examples/compare_npz.rs. Run with the venv's python:
     numpy_npz.py write-npz DIR    scipy.sparse.save_npz files + DIR/manifest.json
     numpy_npz.py check-npy DIR    numpy.load every file of DIR/manifest.json (written by Rust)
     numpy_npz.py check-npz DIR    scipy.sparse.load_npz likewise
+    numpy_npz.py write-bundles DIR  numpy.savez / savez_compressed bundles of named arrays
+                                  (plus an object array and a pickle) + DIR/manifest.json
+    numpy_npz.py check-bundles DIR  numpy.load every bundle of DIR/manifest.json (written by
+                                  Rust): member names, dtypes, shapes and bytes
     numpy_npz.py time-npy FILE REPS / time-npz FILE REPS
                                   best-of-REPS seconds of load and save, as JSON
 
@@ -156,6 +160,72 @@ def check_npz(d):
     return {"checked": len(manifest), "bad": bad}
 
 
+def bundle_arrays(rng):
+    """Named arrays of every dtype, 0-d and empty ones, C and Fortran order, big-endian."""
+    arrays = {}
+    for i, dt in enumerate(DTYPES):
+        shape = SHAPES[i % len(SHAPES)]
+        a = values(dt, int(np.prod(shape)), rng).reshape(shape)
+        arrays[f"a_{NAMES[dt]}"] = a
+    arrays["scalar"] = np.float64(2.5) * np.ones(())
+    arrays["empty"] = np.zeros((0, 3), dtype="i4")
+    arrays["big_endian"] = np.arange(6, dtype=">i4").reshape(2, 3)
+    arrays["fortran"] = np.asfortranarray(np.arange(6, dtype="f8").reshape(2, 3))
+    return arrays
+
+
+def describe(arrays):
+    return [{"name": k, "dtype": str(np.dtype(v.dtype).newbyteorder("=")), "shape": list(v.shape),
+             "hex": le_hex(v)} for k, v in arrays.items()]
+
+
+def write_bundles(d):
+    rng = np.random.default_rng(11)
+    arrays = bundle_arrays(rng)
+    out = []
+    np.savez(os.path.join(d, "plain.npz"), **arrays)
+    out.append({"file": "plain.npz", "members": describe(arrays)})
+    np.savez_compressed(os.path.join(d, "compressed.npz"), **arrays)
+    out.append({"file": "compressed.npz", "members": describe(arrays)})
+    # Positional arguments: numpy names them arr_0, arr_1, ... (after the keyword ones).
+    pos = [np.arange(4, dtype="i8"), np.ones((2, 2), dtype="f4")]
+    named = np.int16(3) * np.ones((), "i2")
+    np.savez(os.path.join(d, "positional.npz"), *pos, named=named)
+    out.append({"file": "positional.npz",
+                "members": describe({"named": named, "arr_0": pos[0], "arr_1": pos[1]})})
+    np.savez(os.path.join(d, "empty_bundle.npz"))
+    out.append({"file": "empty_bundle.npz", "members": []})
+    # Refused: an object array (pickled elements), a pickle member, a bool array.
+    np.savez(os.path.join(d, "object.npz"), ok=np.arange(3), obj=np.array([{"a": 1}, None], dtype=object))
+    import pickle
+    import zipfile
+    with zipfile.ZipFile(os.path.join(d, "pickle.npz"), "w") as z:
+        z.writestr("ok.npy", _npy_bytes(np.arange(3)))
+        z.writestr("evil.npy", pickle.dumps({"a": [1, 2, 3]}, protocol=4))
+    np.savez(os.path.join(d, "bool.npz"), flags=np.array([True, False]))
+    with open(os.path.join(d, "manifest.json"), "w") as f:
+        json.dump(out, f)
+    return {"files": len(out)}
+
+
+def _npy_bytes(a):
+    b = io.BytesIO()
+    np.save(b, a)
+    return b.getvalue()
+
+
+def check_bundles(d):
+    with open(os.path.join(d, "manifest.json")) as f:
+        manifest = json.load(f)
+    bad = []
+    for m in manifest:
+        with np.load(os.path.join(d, m["file"]), allow_pickle=False) as z:
+            got = describe({k: z[k] for k in z.files})
+        if got != m["members"]:
+            bad.append({"file": m["file"], "got": got, "want": m["members"]})
+    return {"checked": len(manifest), "bad": bad}
+
+
 def best(f, reps):
     ts = []
     for _ in range(reps):
@@ -208,6 +278,10 @@ def main():
         r = check_npy(sys.argv[2])
     elif mode == "check-npz":
         r = check_npz(sys.argv[2])
+    elif mode == "write-bundles":
+        r = write_bundles(sys.argv[2])
+    elif mode == "check-bundles":
+        r = check_bundles(sys.argv[2])
     elif mode == "time-npy":
         r = time_npy(sys.argv[2], int(sys.argv[3]))
     elif mode == "time-npz":

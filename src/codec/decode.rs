@@ -121,7 +121,11 @@ pub(super) fn complete(
     options: &ReadOptions,
 ) -> Result<DecodedMessage> {
     let (version, body_length) = (meta.version(), meta.body_length());
-    let message = assemble(meta, body, options).map_err(|e| e.at(offset))?;
+    let custom_metadata = meta.custom_metadata.clone();
+    let mut message = assemble(meta, body, options).map_err(|e| e.at(offset))?;
+    if custom_metadata.is_some() {
+        message = message.with_custom_metadata(custom_metadata);
+    }
     Ok(DecodedMessage {
         message,
         offset,

@@ -11,6 +11,7 @@ use super::framing::{pad_to, CONTINUATION};
 use super::options::{CsfLengths, WriteOptions};
 use super::Message;
 use crate::array::IndexArray;
+use crate::custom_metadata::CustomMetadata;
 use crate::error::{fail, ErrorKind, Result};
 use crate::gen::org::apache::arrow::flatbuf as fb;
 use crate::sparse::{CompressedAxis, CooOrder, SparseIndex, SparseTensor};
@@ -250,13 +251,34 @@ fn frame(metadata: &[u8], body: Vec<BodyPart>, body_length: usize) -> Result<Enc
     })
 }
 
+/// Finishes the `Message` table; `custom_metadata` is written as given (absent when
+/// `None`, as Arrow C++ writes tensor messages, so such messages are byte-identical to
+/// Arrow's).
 fn finish_message(
     mut fbb: FlatBufferBuilder<'_>,
     header_type: fb::MessageHeader,
     header: WIPOffset<UnionWIPOffset>,
     body: BodyBuilder,
+    custom_metadata: Option<&CustomMetadata>,
 ) -> Result<EncodedMessage> {
     let (parts, body_length) = body.finish();
+    let custom_metadata = custom_metadata.map(|m| {
+        let pairs: Vec<_> = m
+            .iter()
+            .map(|(k, v)| {
+                let key = fbb.create_string(k);
+                let value = fbb.create_string(v);
+                fb::KeyValue::create(
+                    &mut fbb,
+                    &fb::KeyValueArgs {
+                        key: Some(key),
+                        value: Some(value),
+                    },
+                )
+            })
+            .collect();
+        fbb.create_vector(&pairs)
+    });
     let msg = fb::Message::create(
         &mut fbb,
         &fb::MessageArgs {
@@ -264,7 +286,7 @@ fn finish_message(
             header_type,
             header: Some(header),
             bodyLength: body_length as i64,
-            custom_metadata: None,
+            custom_metadata,
         },
     );
     fbb.finish(msg, None);
@@ -328,6 +350,7 @@ pub fn encode_tensor(t: &Tensor) -> Result<EncodedMessage> {
         fb::MessageHeader::Tensor,
         tensor.as_union_value(),
         body,
+        t.custom_metadata(),
     )
 }
 
@@ -492,5 +515,6 @@ pub fn encode_sparse(t: &SparseTensor, options: &WriteOptions) -> Result<Encoded
         fb::MessageHeader::SparseTensor,
         sparse.as_union_value(),
         body,
+        t.custom_metadata(),
     )
 }

@@ -13,6 +13,7 @@
 )]
 
 use super::options::{Limits, ReadOptions};
+use crate::custom_metadata::CustomMetadata;
 use crate::error::{fail, Error, ErrorKind, Result};
 use crate::gen::legacy_015 as legacy;
 use crate::gen::org::apache::arrow::flatbuf as fb;
@@ -103,6 +104,8 @@ pub(super) struct MessageMeta {
     pub(super) shape: Vec<usize>,
     pub(super) dim_names: Vec<String>,
     pub(super) plan: Plan,
+    /// The `Message` table's `custom_metadata` (the Arrow 0.15 schema has none).
+    pub(super) custom_metadata: Option<CustomMetadata>,
 }
 
 impl MessageMeta {
@@ -270,6 +273,7 @@ pub(super) fn decode_metadata(metadata: &[u8], options: &ReadOptions) -> Result<
     };
     let version = check_version(msg.version().0)?;
     let body_length = body_length_of(msg.bodyLength(), limits)?;
+    let custom_metadata = custom_metadata_of(msg.custom_metadata())?;
     if let Some(t) = msg.header_as_tensor() {
         let value_type =
             value_type_of(t.type_type(), t.type__as_int(), t.type__as_floating_point())?;
@@ -285,6 +289,7 @@ pub(super) fn decode_metadata(metadata: &[u8], options: &ReadOptions) -> Result<
                 strides,
                 data: t.data().into(),
             },
+            custom_metadata,
         });
     }
     let Some(t) = msg.header_as_sparse_tensor() else {
@@ -351,7 +356,30 @@ pub(super) fn decode_metadata(metadata: &[u8], options: &ReadOptions) -> Result<
             data: t.data().into(),
             index,
         },
+        custom_metadata,
     })
+}
+
+/// The `custom_metadata` key/value list. The verifier has checked it (within the metadata,
+/// whose length [`Limits::max_metadata_len`] bounds; every string UTF-8, or the message is
+/// an [`ErrorKind::InvalidFlatbuffer`]): the copy is as large as the flatbuffer's strings.
+/// A `KeyValue` without a key or a value is an [`ErrorKind::MissingField`] (the schema
+/// leaves both optional; a missing one has no meaning to keep).
+fn custom_metadata_of(
+    list: Option<flatbuffers::Vector<'_, flatbuffers::ForwardsUOffset<fb::KeyValue<'_>>>>,
+) -> Result<Option<CustomMetadata>> {
+    let Some(list) = list else {
+        return Ok(None);
+    };
+    let mut pairs = Vec::with_capacity(list.len());
+    for kv in list.iter() {
+        let key = kv.key().ok_or(ErrorKind::MissingField("KeyValue.key"))?;
+        let value = kv
+            .value()
+            .ok_or(ErrorKind::MissingField("KeyValue.value"))?;
+        pairs.push((key, value));
+    }
+    Ok(Some(CustomMetadata::new(pairs)))
 }
 
 fn coo_plan(c: fb::SparseTensorIndexCOO) -> Result<IndexPlan> {
@@ -414,5 +442,6 @@ fn decode_legacy(msg: legacy::Message, limits: &Limits) -> Result<MessageMeta> {
             data: data.into(),
             index,
         },
+        custom_metadata: None,
     })
 }

@@ -27,9 +27,11 @@ pub(crate) mod metadata;
 pub(crate) mod options;
 pub(crate) mod stream;
 
+use crate::custom_metadata::{CustomMetadata, NAME_KEY};
 use crate::{SparseTensor, Tensor};
 
-/// A decoded message: a dense or a sparse tensor.
+/// A decoded message: a dense or a sparse tensor, with the `custom_metadata` of the
+/// `Message` table (kept on the tensor: [`Message::custom_metadata`]).
 #[derive(Clone, Debug)]
 pub enum Message {
     /// A dense tensor.
@@ -53,6 +55,37 @@ impl Message {
             Message::SparseTensor(t) => Some(t),
             Message::Tensor(_) => None,
         }
+    }
+
+    /// The message's `custom_metadata` (the tensor's: [`Tensor::custom_metadata`],
+    /// [`SparseTensor::custom_metadata`]).
+    pub fn custom_metadata(&self) -> Option<&CustomMetadata> {
+        match self {
+            Message::Tensor(t) => t.custom_metadata(),
+            Message::SparseTensor(t) => t.custom_metadata(),
+        }
+    }
+
+    /// This message with its `custom_metadata` set (or removed with `None`).
+    pub fn with_custom_metadata(self, metadata: impl Into<Option<CustomMetadata>>) -> Self {
+        match self {
+            Message::Tensor(t) => Message::Tensor(t.with_custom_metadata(metadata)),
+            Message::SparseTensor(t) => Message::SparseTensor(t.with_custom_metadata(metadata)),
+        }
+    }
+
+    /// The name kept in the `custom_metadata` under [`NAME_KEY`] (such as the member name
+    /// of an `.npz` bundle), if any.
+    ///
+    /// ```
+    /// use arrow_tensor_ipc::{CustomMetadata, Message, Tensor, NAME_KEY};
+    /// let t = Tensor::from_vec(vec![1], vec![7u8])?;
+    /// let m = Message::from(t).with_custom_metadata(CustomMetadata::new([(NAME_KEY, "ids")]));
+    /// assert_eq!(m.name(), Some("ids"));
+    /// # Ok::<(), arrow_tensor_ipc::Error>(())
+    /// ```
+    pub fn name(&self) -> Option<&str> {
+        self.custom_metadata()?.get(NAME_KEY)
     }
 }
 

@@ -104,6 +104,7 @@ pub fn from_dense(
     options: &ConvertOptions,
 ) -> Result<SparseTensor> {
     dense_to_sparse::from_dense(tensor, format, options)
+        .map(|t| t.with_custom_metadata(tensor.custom_metadata().cloned()))
 }
 
 /// Converts a dense tensor to a canonical COO tensor.
@@ -138,6 +139,7 @@ pub fn convert(
     options: &ConvertOptions,
 ) -> Result<SparseTensor> {
     sparse_to_sparse::convert(tensor, format, options)
+        .map(|t| t.with_custom_metadata(tensor.custom_metadata().cloned()))
 }
 
 /// Expands a sparse tensor to a dense row-major tensor (duplicates summed), like
@@ -166,6 +168,7 @@ pub fn to_dense_with(
     options: &ConvertOptions,
 ) -> Result<Tensor> {
     to_dense::to_dense_limited(tensor, max_elements, options.threads)
+        .map(|t| t.with_custom_metadata(tensor.custom_metadata().cloned()))
 }
 
 /// Canonical COO: entries sorted row-major, duplicates summed in storage order (as scipy's

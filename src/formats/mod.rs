@@ -1,6 +1,7 @@
 //! The file formats sparse and dense data arrives in, read into and written from the
-//! crate's model: Matrix Market (`.mtx`), FROSTT (`.tns`), NumPy `.npy` and scipy's
-//! `save_npz` bundles (`.npz`). Each format sits behind its own cargo feature.
+//! crate's model: Matrix Market (`.mtx`), FROSTT (`.tns`), NumPy `.npy`, and `.npz` archives
+//! (scipy's `save_npz` sparse bundles and numpy's `savez` bundles of named arrays). Each
+//! format sits behind its own cargo feature.
 //!
 //! Every reader treats its input as untrusted, like the message decoder: malformed input is
 //! an [`ErrorKind::Parse`](crate::ErrorKind::Parse) naming the line, header or archive
@@ -33,7 +34,7 @@ pub enum FileFormat {
     Frostt,
     /// NumPy, `.npy`.
     Npy,
-    /// scipy `save_npz` bundle, `.npz`.
+    /// `.npz`: a scipy `save_npz` sparse bundle or a numpy `savez` bundle of named arrays.
     Npz,
 }
 

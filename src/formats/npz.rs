@@ -1,12 +1,17 @@
-//! scipy sparse `.npz` bundles (`scipy.sparse.save_npz` / `load_npz`), read into a
-//! [`SparseTensor`] and written from one.
+//! `.npz` archives: scipy sparse bundles (`scipy.sparse.save_npz` / `load_npz`), read into a
+//! [`SparseTensor`] and written from one, and bundles of named arrays (`numpy.savez`,
+//! `numpy.savez_compressed`), read into one dense [`Tensor`] message per member and written
+//! from dense messages.
 //!
-//! Such a file is a zip archive of `.npy` members: `format.npy` (the bytes `csr`, `csc` or
-//! `coo`; `bsr` and `dia` are refused), `shape.npy`, `data.npy` (the values), and
+//! A scipy sparse bundle is a zip archive of `.npy` members: `format.npy` (the bytes `csr`,
+//! `csc` or `coo`; `bsr` and `dia` are refused), `shape.npy`, `data.npy` (the values), and
 //! `indices.npy` + `indptr.npy` (CSR/CSC) or `row.npy` + `col.npy` (2-d COO, what scipy 1.17
 //! writes for `coo_matrix` and `coo_array`) or `coords.npy` (n-d COO, an `(ndim, nnz)`
-//! array). Other members (such as scipy's `_is_array.npy`) are ignored. Members may be
-//! stored or deflate-compressed.
+//! array). Other members (such as scipy's `_is_array.npy`) are ignored. An archive with a
+//! `format.npy` member of text is read as such a bundle (as `load_npz` does); any other is
+//! a bundle of named arrays ([`read_npz_messages`], [`NpzBundleWriter`]), each member's name
+//! kept in its message's [`CustomMetadata`] under [`NAME_KEY`]. Members may be stored or
+//! deflate-compressed.
 //!
 //! The zip container is handled by the `zip` crate that `npyz` brings (`npyz::zip`); each
 //! member's `.npy` content by [`super::npy`]. Before a member is read its declared
@@ -30,7 +35,8 @@
 
 use super::npy;
 use crate::array::IndexArray;
-use crate::codec::Limits;
+use crate::codec::{Limits, Message};
+use crate::custom_metadata::{CustomMetadata, NAME_KEY};
 use crate::error::{ErrorKind, Location, Result};
 use crate::sparse::{CompressedAxis, CooIndex, CooOrder, CsxIndex, SparseIndex, SparseTensor};
 use crate::tensor::Tensor;
@@ -53,7 +59,7 @@ fn member_error(name: &str, reason: impl Into<String>) -> crate::Error {
     .into()
 }
 
-/// Options of [`write_npz`].
+/// Options of [`write_npz`], [`write_npz_messages`] and [`NpzBundleWriter`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NpzWriteOptions {
     /// Deflate-compress the members (as `save_npz(..., compressed=True)`, numpy's
@@ -68,11 +74,38 @@ fn read_member<R: Read + Seek>(
     archive_len: u64,
     limits: &Limits,
 ) -> Result<Option<Buffer>> {
-    let mut file = match zip.by_name(name) {
+    let file = match zip.by_name(name) {
         Ok(f) => f,
         Err(zip::result::ZipError::FileNotFound) => return Ok(None),
         Err(e) => return Err(member_error(name, format!("cannot open the member: {e}"))),
     };
+    read_file(file, name, archive_len, limits).map(Some)
+}
+
+/// The most bytes a member's compressed bytes can inflate to, or an error for a
+/// compression method other than stored and deflated.
+fn most_inflated(name: &str, method: zip::CompressionMethod, compressed: u64) -> Result<u64> {
+    match method {
+        zip::CompressionMethod::Stored => Ok(compressed),
+        zip::CompressionMethod::Deflated => Ok(compressed
+            .saturating_mul(DEFLATE_MAX_RATIO)
+            .saturating_add(DEFLATE_SLACK)),
+        other => Err(member_error(
+            name,
+            format!("unsupported compression method {other:?}"),
+        )),
+    }
+}
+
+/// Reads an opened member after checking its declared size: against what its compressed
+/// bytes can hold and against [`Limits::max_body_len`]. The read is bounded by the declared
+/// size (inflation stops one byte past it) and must be exactly that long.
+fn read_file(
+    mut file: zip::read::ZipFile<'_>,
+    name: &str,
+    archive_len: u64,
+    limits: &Limits,
+) -> Result<Buffer> {
     let size = file.size();
     let compressed = file.compressed_size();
     if compressed > archive_len {
@@ -81,18 +114,7 @@ fn read_member<R: Read + Seek>(
             format!("compressed size {compressed} exceeds the archive's {archive_len} bytes"),
         ));
     }
-    let most = match file.compression() {
-        zip::CompressionMethod::Stored => compressed,
-        zip::CompressionMethod::Deflated => compressed
-            .saturating_mul(DEFLATE_MAX_RATIO)
-            .saturating_add(DEFLATE_SLACK),
-        other => {
-            return Err(member_error(
-                name,
-                format!("unsupported compression method {other:?}"),
-            ))
-        }
-    };
+    let most = most_inflated(name, file.compression(), compressed)?;
     if size > most {
         return Err(member_error(
             name,
@@ -120,7 +142,7 @@ fn read_member<R: Read + Seek>(
             format!("holds {} bytes, its entry declares {size}", bytes.len()),
         ));
     }
-    Ok(Some(Buffer::from_vec(bytes)))
+    Ok(Buffer::from_vec(bytes))
 }
 
 /// An npy-level error of a member, as a `Parse` error naming the member (limit errors keep
@@ -169,6 +191,18 @@ impl<R: Read + Seek> Members<'_, R> {
     fn index(&mut self, name: &str) -> Result<IndexArray> {
         let (t, buffer) = self.vector(name)?;
         IndexArray::try_new(index_type(name, t)?, buffer)
+    }
+
+    /// Whether `format.npy` holds text (a bytes or unicode dtype), as in a scipy sparse
+    /// bundle; a numeric array of that name belongs to a bundle of named arrays.
+    fn format_is_text(&mut self) -> Result<bool> {
+        let buffer = self.buffer(FORMAT_MEMBER)?;
+        let header = npy::parse_header(buffer.as_slice(), self.limits)
+            .map_err(|e| in_member(FORMAT_MEMBER, e))?;
+        Ok(matches!(
+            header.descr.as_deref().map(str::as_bytes),
+            Some([b'|', b'S', ..] | [b'<' | b'>' | b'|' | b'=', b'U', ..])
+        ))
     }
 
     /// The text of `format.npy`: a bytes (`|S`) or unicode (`<U`/`>U`) scalar.
@@ -279,6 +313,10 @@ fn index_type(name: &str, t: ValueType) -> Result<IndexType> {
 /// breaks the layout's rules is reported by the crate's validation
 /// ([`ErrorKind::InvalidIndptr`], [`ErrorKind::IndexOutOfBounds`], ...).
 ///
+/// An archive without a `format.npy` member is a bundle of named arrays (`numpy.savez`),
+/// not a sparse matrix: it is refused with an [`ErrorKind::Parse`] naming `format.npy` and
+/// pointing to [`read_npz_messages`], which reads both kinds.
+///
 /// ```
 /// use arrow_tensor_ipc::formats::npz::{read_npz, write_npz, NpzWriteOptions};
 /// use arrow_tensor_ipc::{Limits, Scalar, SparseTensor};
@@ -294,7 +332,23 @@ fn index_type(name: &str, t: ValueType) -> Result<IndexType> {
 /// assert!(back.content_eq(&csr));
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
-pub fn read_npz<R: Read + Seek>(mut reader: R, limits: &Limits) -> Result<SparseTensor> {
+pub fn read_npz<R: Read + Seek>(reader: R, limits: &Limits) -> Result<SparseTensor> {
+    let mut m = open_archive(reader, limits)?;
+    if !m.has(FORMAT_MEMBER) {
+        return Err(member_error(
+            FORMAT_MEMBER,
+            "the member is missing: this is not a scipy sparse bundle but a bundle of named \
+             arrays (numpy.savez); read it with read_npz_messages",
+        ));
+    }
+    read_sparse(&mut m)
+}
+
+/// The member whose presence makes an archive a scipy sparse bundle.
+const FORMAT_MEMBER: &str = "format.npy";
+
+/// Opens the zip archive (its central directory) and notes its length.
+fn open_archive<R: Read + Seek>(mut reader: R, limits: &Limits) -> Result<Members<'_, R>> {
     let archive_len = reader.seek(SeekFrom::End(0))?;
     reader.seek(SeekFrom::Start(0))?;
     let zip = zip::ZipArchive::new(reader).map_err(|e| ErrorKind::Parse {
@@ -302,11 +356,16 @@ pub fn read_npz<R: Read + Seek>(mut reader: R, limits: &Limits) -> Result<Sparse
         location: Location::File,
         reason: format!("not a readable zip archive: {e}"),
     })?;
-    let mut m = Members {
+    Ok(Members {
         zip,
         archive_len,
         limits,
-    };
+    })
+}
+
+/// Reads a scipy sparse bundle.
+fn read_sparse<R: Read + Seek>(m: &mut Members<'_, R>) -> Result<SparseTensor> {
+    let limits = m.limits;
     let format = m.format()?;
     let axis = match format.as_str() {
         "csr" => Some(CompressedAxis::Row),
@@ -410,6 +469,259 @@ pub fn read_npz<R: Read + Seek>(mut reader: R, limits: &Limits) -> Result<Sparse
     // scipy's coordinate arrays are one array per dimension: a column-major matrix.
     let index = CooIndex::with_order(coords, ndim, CooOrder::ColumnMajor)?;
     SparseTensor::try_new_with_duplicates(value_type, shape, values, SparseIndex::Coo(index))
+}
+
+/// Reads an `.npz` archive into messages: a scipy sparse bundle (one holding a
+/// `format.npy` member of text, as `scipy.sparse.save_npz` writes it) gives its one
+/// [`SparseTensor`], as [`read_npz`] reads it; any other archive is a bundle of named
+/// arrays (`numpy.savez`, `numpy.savez_compressed`) and gives one dense [`Tensor`] per
+/// member, in archive order, each with its name (the member's file name without `.npy`,
+/// the key `numpy.load` gives it) in its [`CustomMetadata`] under [`NAME_KEY`].
+///
+/// Each member must be a `.npy` of one of the 11 numeric dtypes ([`super::npy`]): an object
+/// array (`|O`, whose elements are pickled Python objects), a pickle, a bool or string
+/// array, or anything else is an [`ErrorKind::Parse`] naming the member (pickles are never
+/// loaded). Directory entries are skipped; two members of the same name are refused.
+///
+/// Sizes are checked before anything is read: every member's declared size as for
+/// [`read_npz`] (at most [`Limits::max_body_len`] and what its compressed bytes can
+/// inflate to; inflation stops at the declared size), the members' compressed sizes
+/// together at most the archive's length (members sharing compressed bytes, the trick of
+/// overlapping zip bombs, are refused), and their declared sizes together at most
+/// [`Limits::max_body_len`] ([`ErrorKind::LimitExceeded`]). Each array is then read
+/// zero-copy from its member's bytes when aligned and little-endian.
+///
+/// ```
+/// use arrow_tensor_ipc::formats::npz::{read_npz_messages, write_npz_messages, NpzWriteOptions};
+/// use arrow_tensor_ipc::{CustomMetadata, Limits, Message, Tensor, NAME_KEY};
+/// use std::io::Cursor;
+///
+/// let w = Tensor::from_vec(vec![2, 2], vec![0.5f32, 1.5, 2.5, 3.5])?;
+/// let ids = Tensor::from_vec(vec![3], vec![7i64, 8, 9])?;
+/// let messages = [
+///     Message::from(w).with_custom_metadata(CustomMetadata::new([(NAME_KEY, "weights")])),
+///     Message::from(ids), // unnamed: written as arr_0, as numpy.savez names it
+/// ];
+/// let mut file = Cursor::new(Vec::new());
+/// write_npz_messages(&messages, &mut file, &NpzWriteOptions { compressed: true })?;
+///
+/// let back = read_npz_messages(Cursor::new(file.into_inner()), &Limits::default())?;
+/// assert_eq!(back.len(), 2);
+/// assert_eq!(back[0].name(), Some("weights"));
+/// assert_eq!(back[1].name(), Some("arr_0"));
+/// assert_eq!(back[1].as_tensor().unwrap().to_vec::<i64>()?, vec![7, 8, 9]);
+/// # Ok::<(), arrow_tensor_ipc::Error>(())
+/// ```
+pub fn read_npz_messages<R: Read + Seek>(reader: R, limits: &Limits) -> Result<Vec<Message>> {
+    let mut m = open_archive(reader, limits)?;
+    if m.has(FORMAT_MEMBER) && m.format_is_text()? {
+        return Ok(vec![Message::SparseTensor(read_sparse(&mut m)?)]);
+    }
+    read_bundle(&mut m)
+}
+
+/// Reads every member of a bundle of named arrays as a dense message.
+fn read_bundle<R: Read + Seek>(m: &mut Members<'_, R>) -> Result<Vec<Message>> {
+    // First pass over the central directory: the sizes of the whole bundle.
+    let count = m.zip.len();
+    let (mut compressed_total, mut size_total) = (0u64, 0u64);
+    let mut names = std::collections::HashSet::new();
+    for i in 0..count {
+        let file = m.zip.by_index_raw(i).map_err(|e| ErrorKind::Parse {
+            format: "npz",
+            location: Location::File,
+            reason: format!("cannot open member {i}: {e}"),
+        })?;
+        if file.is_dir() {
+            continue;
+        }
+        let name = file.name().to_string();
+        if !names.insert(name.clone()) {
+            return Err(member_error(
+                &name,
+                "the archive holds two members of this name",
+            ));
+        }
+        compressed_total = compressed_total.saturating_add(file.compressed_size());
+        size_total = size_total.saturating_add(file.size());
+    }
+    if compressed_total > m.archive_len {
+        return Err(ErrorKind::Parse {
+            format: "npz",
+            location: Location::File,
+            reason: format!(
+                "the members' compressed sizes add up to {compressed_total} bytes, more than \
+                 the archive's {} (members that share bytes are refused)",
+                m.archive_len
+            ),
+        }
+        .into());
+    }
+    if size_total > m.limits.max_body_len {
+        return Err(ErrorKind::LimitExceeded {
+            what: "npz bundle size (all members)",
+            value: size_total,
+            limit: m.limits.max_body_len,
+        }
+        .into());
+    }
+    let mut out = Vec::with_capacity(names.len());
+    for i in 0..count {
+        let file = m.zip.by_index(i).map_err(|e| ErrorKind::Parse {
+            format: "npz",
+            location: Location::File,
+            reason: format!("cannot open member {i}: {e}"),
+        })?;
+        if file.is_dir() {
+            continue;
+        }
+        let member = file.name().to_string();
+        let bytes = read_file(file, &member, m.archive_len, m.limits)?;
+        let tensor = array_member(&member, bytes, m.limits)?;
+        let name = member.strip_suffix(".npy").unwrap_or(&member);
+        out.push(Message::Tensor(
+            tensor.with_custom_metadata(CustomMetadata::new([(NAME_KEY, name)])),
+        ));
+    }
+    Ok(out)
+}
+
+/// A member of a bundle of named arrays as a tensor; pickles and object arrays are named as
+/// such, and never loaded.
+fn array_member(member: &str, bytes: Buffer, limits: &Limits) -> Result<Tensor> {
+    let head = bytes.as_slice();
+    // A pickle starts with the PROTO opcode (protocol 2 and later).
+    if head.first() == Some(&0x80) {
+        return Err(member_error(
+            member,
+            "a Python pickle, not a .npy array: pickles are never loaded",
+        ));
+    }
+    let header = npy::parse_header(head, limits).map_err(|e| in_member(member, e))?;
+    if let Some(d) = header.descr.as_deref() {
+        if d.ends_with('O') {
+            return Err(member_error(
+                member,
+                format!(
+                    "an object array (dtype {d:?}): its elements are pickled Python objects, \
+                     which are never loaded"
+                ),
+            ));
+        }
+    }
+    npy::read_npy_buffer(bytes, limits).map_err(|e| in_member(member, e))
+}
+
+/// Writes dense tensors as a bundle of named arrays (`numpy.savez` /
+/// `numpy.savez_compressed`), one member at a time, for [`numpy.load`] to read.
+///
+/// Each tensor becomes a `.npy` member (see [`super::npy::write_npy`]: C or Fortran order
+/// straight from its buffer, other layouts as a row-major copy; dimension names dropped)
+/// named `NAME.npy`, where `NAME` is the name given to [`NpzBundleWriter::write_tensor`]
+/// (by [`NpzBundleWriter::write`]: the message's [`NAME_KEY`] metadata) or, for an unnamed
+/// one, `arr_0`, `arr_1`, ... counted over the unnamed tensors, as `numpy.savez` names its
+/// positional arguments. A name used twice is an [`ErrorKind::InvalidArgument`].
+///
+/// [`numpy.load`]: https://numpy.org/doc/stable/reference/generated/numpy.load.html
+pub struct NpzBundleWriter<W: Write + Seek> {
+    zip: zip::ZipWriter<W>,
+    compressed: bool,
+    names: std::collections::HashSet<String>,
+    unnamed: usize,
+}
+
+impl<W: Write + Seek> NpzBundleWriter<W> {
+    /// A writer of a bundle into `out` (members stored, or deflated per
+    /// [`NpzWriteOptions::compressed`]).
+    pub fn new(out: W, options: &NpzWriteOptions) -> Self {
+        NpzBundleWriter {
+            zip: zip::ZipWriter::new(out),
+            compressed: options.compressed,
+            names: std::collections::HashSet::new(),
+            unnamed: 0,
+        }
+    }
+
+    /// Writes a dense message as a member named by its [`Message::name`]; returns the
+    /// name. A sparse message is an [`ErrorKind::InvalidArgument`] (a bundle holds dense
+    /// arrays: expand it first).
+    pub fn write(&mut self, message: &Message) -> Result<String> {
+        match message {
+            Message::Tensor(t) => self.write_tensor(message.name(), t),
+            Message::SparseTensor(_) => Err(ErrorKind::InvalidArgument(
+                "a .npz bundle of named arrays holds dense arrays; this message is sparse \
+                 (expand it to dense first, or write it alone as a scipy sparse bundle)"
+                    .into(),
+            )
+            .into()),
+        }
+    }
+
+    /// Writes a tensor as the member `NAME.npy` (`name`, else the next `arr_N`); returns
+    /// the name.
+    pub fn write_tensor(&mut self, name: Option<&str>, tensor: &Tensor) -> Result<String> {
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => {
+                self.unnamed += 1;
+                format!("arr_{}", self.unnamed - 1)
+            }
+        };
+        if self.names.contains(&name) {
+            return Err(ErrorKind::InvalidArgument(format!(
+                "two arrays of the bundle are named {name:?}"
+            ))
+            .into());
+        }
+        let total = (tensor.len() as u64)
+            .saturating_mul(tensor.value_type().byte_width() as u64)
+            .saturating_add(1 << 16);
+        let method = if self.compressed {
+            zip::CompressionMethod::Deflated
+        } else {
+            zip::CompressionMethod::Stored
+        };
+        let file_options = zip::write::FileOptions::default()
+            .compression_method(method)
+            .large_file(total >= u32::MAX as u64);
+        self.zip
+            .start_file(format!("{name}.npy"), file_options)
+            .map_err(|e| ErrorKind::Io(std::io::Error::other(e)))?;
+        npy::write_npy(tensor, &mut self.zip)?;
+        self.names.insert(name.clone());
+        Ok(name)
+    }
+
+    /// Writes the archive's central directory; returns the output.
+    pub fn finish(mut self) -> Result<W> {
+        let mut out = self
+            .zip
+            .finish()
+            .map_err(|e| ErrorKind::Io(std::io::Error::other(e)))?;
+        out.flush()?;
+        Ok(out)
+    }
+}
+
+/// Writes messages as an `.npz` archive, the counterpart of [`read_npz_messages`]: one
+/// sparse message as a scipy sparse bundle ([`write_npz`]), dense messages as a bundle of
+/// named arrays ([`NpzBundleWriter`]: names from [`NAME_KEY`], else `arr_0`, `arr_1`, ...).
+/// Sparse messages among others, or a name used twice, are an
+/// [`ErrorKind::InvalidArgument`]. See [`read_npz_messages`] for an example.
+pub fn write_npz_messages<'a, W: Write + Seek>(
+    messages: impl IntoIterator<Item = &'a Message>,
+    out: W,
+    options: &NpzWriteOptions,
+) -> Result<()> {
+    let messages: Vec<&Message> = messages.into_iter().collect();
+    if let [Message::SparseTensor(t)] = messages.as_slice() {
+        return write_npz(t, out, options);
+    }
+    let mut w = NpzBundleWriter::new(out, options);
+    for m in messages {
+        w.write(m)?;
+    }
+    w.finish().map(drop)
 }
 
 /// Writes one `.npy` member: header, then the little-endian data of a 1-d or scalar array.

@@ -21,6 +21,7 @@ pub(crate) mod csx;
 mod tests;
 
 use crate::array::{typed, IndexArray};
+use crate::custom_metadata::CustomMetadata;
 use crate::error::{fail, BufferId, ErrorKind, Result};
 use crate::tensor::{check_dim_names, row_major_strides, Tensor};
 use crate::types::{NativeIndex, NativeValue, Scalar, ValueType};
@@ -114,6 +115,7 @@ pub struct SparseTensor {
     index: SparseIndex,
     /// Whether strict validation passed (enables binary searches and direct writes).
     checked: bool,
+    custom_metadata: Option<CustomMetadata>,
 }
 
 impl SparseTensor {
@@ -241,6 +243,7 @@ impl SparseTensor {
             values,
             index,
             checked: validation == Validation::Strict,
+            custom_metadata: None,
         })
     }
 
@@ -347,6 +350,21 @@ impl SparseTensor {
     ) -> Result<Self> {
         self.dim_names = check_dim_names(names, self.shape.len())?;
         Ok(self)
+    }
+
+    /// Sets (or, with `None`, removes) the message's `custom_metadata` (see
+    /// [`CustomMetadata`]).
+    pub fn with_custom_metadata(mut self, metadata: impl Into<Option<CustomMetadata>>) -> Self {
+        self.custom_metadata = metadata.into();
+        self
+    }
+
+    /// The message's `custom_metadata`, `None` when the message has none (what Arrow C++
+    /// writes). Kept by decoding and encoding and by the layout conversions
+    /// ([`SparseTensor::to_format`], [`SparseTensor::to_dense`], ...); ignored by
+    /// [`SparseTensor::content_eq`].
+    pub fn custom_metadata(&self) -> Option<&CustomMetadata> {
+        self.custom_metadata.as_ref()
     }
 
     /// The value type.
@@ -564,7 +582,9 @@ impl SparseTensor {
             row_major_strides(&self.shape, w),
             data,
         )?;
-        tensor.with_dim_names(self.dim_names.iter().cloned())
+        Ok(tensor
+            .with_dim_names(self.dim_names.iter().cloned())?
+            .with_custom_metadata(self.custom_metadata.clone()))
     }
 
     /// Equality of type, shape, names, layout, index arrays and values (values bitwise).

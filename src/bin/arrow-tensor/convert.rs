@@ -49,13 +49,14 @@ pub enum Target {
 /// stream or file (each batch split into tensor messages).
 enum Source {
     Messages(read::FileMessages),
-    /// The one tensor of a Matrix Market, FROSTT, `.npy` or `.npz` file, read on the first
-    /// call of `next`.
+    /// The tensor of a Matrix Market, FROSTT or `.npy` file, or the tensors of an `.npz`
+    /// file, read on the first call of `next`.
     File {
         format: FileFormat,
         options: FileOptions,
         read: bool,
         size: u64,
+        pending: VecDeque<Message>,
     },
     Batches {
         batches: IpcBatches,
@@ -85,6 +86,7 @@ impl Source {
                 options: file_options.clone(),
                 read: false,
                 size,
+                pending: VecDeque::new(),
             });
         }
         let mut head = Vec::with_capacity(64 << 10);
@@ -136,20 +138,25 @@ impl Source {
                 format,
                 options,
                 read,
+                pending,
                 ..
             } => {
-                if *read {
-                    return None;
+                if !*read {
+                    *read = true;
+                    match files::read(*format, input, options, limits, progress) {
+                        Ok(ms) => pending.extend(ms),
+                        Err(e) => return Some(Err(e)),
+                    }
                 }
-                *read = true;
+                let m = pending.pop_front()?;
+                let at = match m.name() {
+                    Some(name) => format!("member {name:?} of the {} file", format.name()),
+                    None => format!("the {} file", format.name()),
+                };
                 Some(
-                    files::read(*format, input, options, limits, progress)
-                        .and_then(|m| {
-                            check_limits(&m, limits)
-                                .map(|()| m)
-                                .map_err(|e| format!("{}: {e}", input.display()))
-                        })
-                        .map(|m| (format!("the {} file", format.name()), m)),
+                    check_limits(&m, limits)
+                        .map(|()| (at, m))
+                        .map_err(|e| format!("{}: {e}", input.display())),
                 )
             }
             Source::Messages(messages) => {
@@ -249,13 +256,8 @@ enum Sink {
         format: IpcFormat,
         batches: u64,
     },
-    /// A file of one tensor; `file` is taken by the first message.
-    File {
-        format: FileFormat,
-        options: FileOptions,
-        file: Option<File>,
-        max_dense: usize,
-    },
+    /// A file of one tensor, or an `.npz` bundle of dense tensors.
+    File(files::FileWriter),
 }
 
 impl Sink {
@@ -272,12 +274,9 @@ impl Sink {
                 format: IpcFormat::for_path(output),
                 batches: 0,
             },
-            Target::File(format, options) => Sink::File {
-                format: *format,
-                options: options.clone(),
-                file: Some(file),
-                max_dense,
-            },
+            Target::File(format, options) => {
+                Sink::File(files::FileWriter::new(*format, file, options, max_dense))
+            }
         }
     }
 
@@ -288,19 +287,7 @@ impl Sink {
                 let batch = builder.push(message)?;
                 self.write_batch(batch)
             }
-            Sink::File {
-                format,
-                options,
-                file,
-                max_dense,
-            } => match file.take() {
-                Some(f) => files::write(*format, message, f, options, *max_dense),
-                None => Err(ErrorKind::InvalidArgument(format!(
-                    "a {} file holds one tensor and the input has more than one message",
-                    format.name()
-                ))
-                .into()),
-            },
+            Sink::File(w) => w.write(message),
         }
     }
 
@@ -337,10 +324,7 @@ impl Sink {
             self.write_batch(last).map_err(|e| e.to_string())?;
         }
         match self {
-            Sink::File { file, format, .. } => match file {
-                Some(_) => Err(format!("no tensor to write into a {} file", format.name())),
-                None => Ok(None),
-            },
+            Sink::File(w) => w.finish().map(|()| None),
             Sink::Messages(w) => w
                 .finish()
                 .map_err(|e| e.to_string())

@@ -3,8 +3,9 @@
 use crate::json::{self, JsonNumber, Object};
 use crate::{read, report, Outcome};
 use arrow_tensor_ipc::{
-    dispatch_index, dispatch_value, CooIndex, CooOrder, DecodedMessage, IndexArray, Message,
-    NativeIndex, NativeValue, ReadOptions, Scalar, SparseIndex, SparseTensor, Tensor, ValueType,
+    dispatch_index, dispatch_value, CooIndex, CooOrder, CustomMetadata, DecodedMessage, IndexArray,
+    Message, NativeIndex, NativeValue, ReadOptions, Scalar, SparseIndex, SparseTensor, Tensor,
+    ValueType,
 };
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -57,11 +58,30 @@ pub fn message(m: &DecodedMessage) -> String {
     o.string("metadata_version", m.version.name());
     o.number("metadata_length", m.metadata_length);
     o.number("body_length", m.body_length);
+    if let Some(md) = m.message.custom_metadata() {
+        custom_metadata(o.key("custom_metadata"), md);
+    }
     match &m.message {
         Message::Tensor(t) => tensor(&mut o, t),
         Message::SparseTensor(t) => sparse(&mut o, t),
     }
     o.finish()
+}
+
+/// A message's `custom_metadata` as a list of `{"key": ..., "value": ...}` objects, in
+/// order (keys may repeat).
+fn custom_metadata(out: &mut String, md: &CustomMetadata) {
+    out.push('[');
+    for (i, (k, v)) in md.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let mut pair = Object::new();
+        pair.string("key", k);
+        pair.string("value", v);
+        out.push_str(&pair.finish());
+    }
+    out.push(']');
 }
 
 fn header(o: &mut Object, value_type: ValueType, shape: &[usize], names: &[String]) {

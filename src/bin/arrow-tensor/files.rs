@@ -1,9 +1,10 @@
 //! The file formats of [`arrow_tensor_ipc::formats`] (Matrix Market, FROSTT, `.npy`,
 //! `.npz`) as inputs and outputs of `convert`, and as files `inspect` describes. Each such
-//! file holds one tensor.
+//! file holds one tensor, except an `.npz` bundle of named arrays (`numpy.savez`), which
+//! holds one dense tensor per member.
 
 use arrow_tensor_ipc::formats::{frostt, matrix_market, npy, npz, FileFormat};
-use arrow_tensor_ipc::{ConvertOptions, Limits, Message, SparseFormat, Validation};
+use arrow_tensor_ipc::{ErrorKind, Limits, Message, Validation};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
@@ -29,14 +30,15 @@ fn map(path: &Path) -> Result<bytes::Bytes, String> {
     arrow_tensor_ipc::map_file(path).map_err(|e| format!("{}: cannot map: {e}", path.display()))
 }
 
-/// Reads the one tensor of a file of `format`; `progress` hears the input bytes parsed.
+/// Reads the tensors of a file of `format` (one, or an `.npz` bundle's members in archive
+/// order, each named in its custom metadata); `progress` hears the input bytes parsed.
 pub fn read(
     format: FileFormat,
     path: &Path,
     options: &FileOptions,
     limits: &Limits,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Message, String> {
+) -> Result<Vec<Message>, String> {
     let at = |e: arrow_tensor_ipc::Error| format!("{}: {e}", path.display());
     match format {
         FileFormat::MatrixMarket | FileFormat::Frostt => {
@@ -49,7 +51,9 @@ pub fn read(
                     .with_threads(options.threads)
                     .with_validation(options.validation)
                     .with_progress(progress);
-                matrix_market::read_matrix_market(bytes, &o).map_err(at)
+                matrix_market::read_matrix_market(bytes, &o)
+                    .map(|m| vec![m])
+                    .map_err(at)
             } else {
                 let mut o = frostt::TnsReadOptions::default()
                     .with_limits(*limits)
@@ -59,7 +63,7 @@ pub fn read(
                     o = o.with_shape(shape.clone());
                 }
                 frostt::read_frostt(bytes, &o)
-                    .map(Message::SparseTensor)
+                    .map(|t| vec![Message::SparseTensor(t)])
                     .map_err(at)
             }
         }
@@ -68,22 +72,103 @@ pub fn read(
                 std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
             progress(bytes.len() as u64);
             npy::read_npy_buffer(arrow_buffer::Buffer::from_vec(bytes), limits)
-                .map(Message::Tensor)
+                .map(|t| vec![Message::Tensor(t)])
                 .map_err(at)
         }
         FileFormat::Npz => {
             let file =
                 File::open(path).map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
-            npz::read_npz(BufReader::new(file), limits)
-                .map(Message::SparseTensor)
-                .map_err(at)
+            npz::read_npz_messages(BufReader::new(file), limits).map_err(at)
+        }
+    }
+}
+
+/// Writes messages into a file of one format, as they come: one tensor (a sparse tensor
+/// bound for `.npy` is expanded to dense, up to `max_dense` elements), or for `.npz`
+/// either one sparse tensor (a scipy sparse bundle) or any number of dense tensors (a
+/// bundle of named arrays, names from the messages' metadata, else `arr_0`, `arr_1`, ...).
+pub struct FileWriter {
+    format: FileFormat,
+    options: FileOptions,
+    max_dense: usize,
+    state: WriterState,
+}
+
+enum WriterState {
+    /// Nothing written yet.
+    Empty(File),
+    /// A file of one tensor was written.
+    One,
+    /// An `.npz` bundle of named arrays is being written.
+    Bundle(Box<npz::NpzBundleWriter<BufWriter<File>>>),
+}
+
+impl FileWriter {
+    /// A writer of a file of `format` into `file`.
+    pub fn new(format: FileFormat, file: File, options: &FileOptions, max_dense: usize) -> Self {
+        FileWriter {
+            format,
+            options: options.clone(),
+            max_dense,
+            state: WriterState::Empty(file),
+        }
+    }
+
+    /// Writes the next message.
+    pub fn write(&mut self, message: &Message) -> arrow_tensor_ipc::Result<()> {
+        let state = std::mem::replace(&mut self.state, WriterState::One);
+        match (state, message) {
+            (WriterState::Empty(file), Message::Tensor(_)) if self.format == FileFormat::Npz => {
+                let out = BufWriter::with_capacity(1 << 16, file);
+                let o = npz::NpzWriteOptions {
+                    compressed: self.options.compressed,
+                };
+                let mut bundle = Box::new(npz::NpzBundleWriter::new(out, &o));
+                bundle.write(message)?;
+                self.state = WriterState::Bundle(bundle);
+                Ok(())
+            }
+            (WriterState::Empty(file), _) => {
+                write(self.format, message, file, &self.options, self.max_dense)
+            }
+            (WriterState::Bundle(mut bundle), _) => {
+                bundle.write(message)?;
+                self.state = WriterState::Bundle(bundle);
+                Ok(())
+            }
+            (WriterState::One, _) => {
+                let what = if self.format == FileFormat::Npz {
+                    "a scipy sparse .npz file holds one sparse tensor (a bundle of named \
+                     arrays holds dense ones)"
+                        .to_string()
+                } else {
+                    format!("a {} file holds one tensor", self.format.name())
+                };
+                Err(ErrorKind::InvalidArgument(format!(
+                    "{what} and the input has more than one message"
+                ))
+                .into())
+            }
+        }
+    }
+
+    /// Ends the file.
+    pub fn finish(self) -> Result<(), String> {
+        match self.state {
+            WriterState::Empty(_) => Err(format!(
+                "no tensor to write into a {} file",
+                self.format.name()
+            )),
+            WriterState::One => Ok(()),
+            WriterState::Bundle(bundle) => bundle.finish().map(drop).map_err(|e| e.to_string()),
         }
     }
 }
 
 /// Writes `message` as a file of `format`: a sparse tensor bound for `.npy` is expanded
-/// to dense (up to `max_dense` elements), a dense one bound for `.npz` becomes CSR.
-pub fn write(
+/// to dense (up to `max_dense` elements); for `.npz`, a sparse tensor becomes a scipy
+/// sparse bundle and a dense one a bundle of one named array.
+fn write(
     format: FileFormat,
     message: &Message,
     file: File,
@@ -105,14 +190,7 @@ pub fn write(
             let o = npz::NpzWriteOptions {
                 compressed: options.compressed,
             };
-            match message {
-                Message::SparseTensor(s) => npz::write_npz(s, &mut out, &o)?,
-                Message::Tensor(t) => npz::write_npz(
-                    &t.to_sparse(SparseFormat::Csr, &ConvertOptions::default())?,
-                    &mut out,
-                    &o,
-                )?,
-            }
+            npz::write_npz_messages([message], &mut out, &o)?;
         }
     }
     out.flush()?;
@@ -120,7 +198,8 @@ pub fn write(
 }
 
 /// The `inspect` line of a file of `format`: what the file declares (Matrix Market's
-/// header) and the tensor it holds.
+/// header) and the tensor it holds; for an `.npz` bundle of named arrays, a line with the
+/// member count and one line per member (name, then the tensor).
 pub fn describe(
     format: FileFormat,
     path: &Path,
@@ -145,10 +224,30 @@ pub fn describe(
         validation,
         ..FileOptions::default()
     };
-    let message = read(format, path, &options, limits, &|_| {})?;
-    Ok(format!(
-        "{} file{declared}: {}",
+    let messages = read(format, path, &options, limits, &|_| {})?;
+    let bundle = format == FileFormat::Npz && messages.iter().all(|m| m.as_tensor().is_some());
+    if !bundle {
+        let lines: Vec<String> = messages.iter().map(&tensor_line).collect();
+        return Ok(format!(
+            "{} file{declared}: {}",
+            format.name(),
+            lines.join("\n")
+        ));
+    }
+    let plural = if messages.len() == 1 {
+        "array"
+    } else {
+        "arrays"
+    };
+    let mut out = format!(
+        "{} file (bundle of {} named {plural})",
         format.name(),
-        tensor_line(&message)
-    ))
+        messages.len()
+    );
+    for m in &messages {
+        let mut name = String::new();
+        crate::json::push_str(&mut name, m.name().unwrap_or_default());
+        out.push_str(&format!("\nmember {name}: {}", tensor_line(m)));
+    }
+    Ok(out)
 }

@@ -139,7 +139,7 @@ fn tensor_line(message: &Message) -> String {
     )
 }
 
-/// What [`tensor_line`] and [`line`] print of a tensor.
+/// What [`tensor_line`] and [`line()`] print of a tensor.
 fn parts(
     message: &Message,
 ) -> (
@@ -175,9 +175,26 @@ pub fn line(m: &DecodedMessage) -> String {
         Framing::Continuation => "",
         Framing::Legacy => ", legacy framing",
     };
+    let custom = match m.message.custom_metadata() {
+        None => String::new(),
+        Some(md) => {
+            let pairs: Vec<String> = md
+                .iter()
+                .map(|(k, v)| {
+                    let mut s = String::new();
+                    json::push_str(&mut s, k);
+                    s.push_str(": ");
+                    json::push_str(&mut s, v);
+                    s
+                })
+                .collect();
+            format!(", custom_metadata {{{}}}", pairs.join(", "))
+        }
+    };
     format!(
         "@{offset}: {kind} {value_type} shape {shape} names {names} {layout}; \
-         metadata {meta} B ({version}{framing}), body {body} B, body@{body_at} ({align}-aligned)",
+         metadata {meta} B ({version}{framing}), body {body} B, body@{body_at} \
+         ({align}-aligned){custom}",
         offset = m.offset,
         shape = list(shape),
         names = names(dim_names),
