@@ -389,7 +389,10 @@ fn permissively_decoded_out_of_bounds_index_is_refused_before_sprs() {
     assert!(!t.is_validated());
     let t = t.validate().unwrap();
     assert!(t.is_validated());
-    assert_eq!(t.as_csmat_view::<f64, i32, i32>().unwrap().get(2, 3), Some(&4.0));
+    assert_eq!(
+        t.as_csmat_view::<f64, i32, i32>().unwrap().get(2, 3),
+        Some(&4.0)
+    );
 }
 
 #[test]
