@@ -948,10 +948,21 @@ fn permutations_pyarrow_against_the_definition() {
         let np_shape = sizes(&c["to_numpy_shape"]);
         let np_strides = sizes(&c["to_numpy_strides"]);
         let np_values = ints(&c["to_numpy"]);
-        assert_eq!(np_shape, def_shape, "{name}: pyarrow's to_numpy_ndarray shape");
+        assert_eq!(
+            np_shape, def_shape,
+            "{name}: pyarrow's to_numpy_ndarray shape"
+        );
         assert_eq!(sizes(&c["to_tensor_shape"]), def_shape, "{name}: to_tensor");
-        assert_eq!(sizes(&c["to_tensor_strides"]), np_strides, "{name}: to_tensor");
-        assert_eq!(np_strides, arrow26_strides(rows, &physical, &perm), "{name}");
+        assert_eq!(
+            sizes(&c["to_tensor_strides"]),
+            np_strides,
+            "{name}: to_tensor"
+        );
+        assert_eq!(
+            np_strides,
+            arrow26_strides(rows, &physical, &perm),
+            "{name}"
+        );
         if involution {
             assert_eq!(np_strides, def_strides, "{name}: pyarrow strides");
             assert_eq!(np_values, definition, "{name}: pyarrow values");
@@ -972,7 +983,11 @@ fn permutations_pyarrow_against_the_definition() {
         // as they are, with the inverse permutation (which, by the definition, describes
         // another array unless the permutation is its own inverse); its own round trip
         // gives the input back exactly for involutions.
-        assert_eq!(sizes(&c["from_numpy_shape"]), physical, "{name}: from_numpy shape");
+        assert_eq!(
+            sizes(&c["from_numpy_shape"]),
+            physical,
+            "{name}: from_numpy shape"
+        );
         assert_eq!(c["from_numpy_storage_is_physical"], true, "{name}");
         assert_eq!(
             sizes(&c["from_numpy_permutation"]),
