@@ -453,3 +453,89 @@ proptest! {
         }
     }
 }
+
+/// A 13 x 7 float64 message (values 0..91) with its strides `[56, 8]` replaced by
+/// `strides` in the metadata, decoded with `options`.
+fn restrided(strides: [i64; 2], options: &ReadOptions) -> arrow_tensor_ipc::Result<Tensor> {
+    let t = Tensor::from_vec(vec![13, 7], (0..91).map(f64::from).collect()).unwrap();
+    let mut writer = MessageWriter::new(Vec::new(), WriteOptions::default());
+    writer.write(&Message::Tensor(t)).unwrap();
+    let mut raw = writer.finish().unwrap();
+    let old: Vec<u8> = [56i64, 8].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let new: Vec<u8> = strides.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let at = raw.windows(16).position(|w| w == old.as_slice()).unwrap();
+    raw[at..at + 16].copy_from_slice(&new);
+    let raw = bytes::Bytes::from(raw);
+    let decoded = decode_message(&raw, options)?.unwrap();
+    Ok(decoded.message.as_tensor().unwrap().clone())
+}
+
+#[test]
+fn views_of_decoded_tensors_whose_strides_and_buffer_disagree() {
+    for options in [ReadOptions::strict(), ReadOptions::permissive()] {
+        // Strides that reach past the body: refused by the decoder in both modes, so no
+        // view of such a tensor can exist.
+        for strides in [[64, 8], [56, 16], [8, 112], [i64::MAX / 8, 8]] {
+            let err = restrided(strides, &options).unwrap_err();
+            assert!(
+                matches!(
+                    err.kind(),
+                    ErrorKind::BufferTooShort { .. }
+                        | ErrorKind::InvalidStrides { .. }
+                        | ErrorKind::Overflow(_)
+                ),
+                "{strides:?}: {err:?}"
+            );
+        }
+        // Zero and overlapping strides inside the body (Arrow allows them): the view reads
+        // what the strides say, without copying, and the owned copy agrees.
+        let zero = restrided([0, 8], &options).unwrap();
+        let v = zero.as_array_view::<f64>().unwrap();
+        assert_eq!(v.strides(), &[0, 1]);
+        assert!((0..13).all(|i| (0..7).all(|j| v[[i, j]] == j as f64)));
+        assert_eq!(zero.to_ndarray::<f64>().unwrap(), v);
+        let overlapping = restrided([8, 8], &options).unwrap();
+        let v = overlapping.as_array_view::<f64>().unwrap();
+        assert!((0..13).all(|i| (0..7).all(|j| v[[i, j]] == (i + j) as f64)));
+        assert_eq!(overlapping.to_ndarray::<f64>().unwrap(), v);
+        // A stride that is not a multiple of the width (Arrow accepts it): an error, not a
+        // misread view.
+        let odd = restrided([52, 8], &options).unwrap();
+        assert!(matches!(
+            odd.as_array_view::<f64>().unwrap_err().kind(),
+            ErrorKind::InvalidStrides { .. }
+        ));
+    }
+}
+
+#[test]
+fn sparse_to_ndarray_of_a_permissively_decoded_bad_index_is_an_error() {
+    let t = SparseTensor::csr(
+        [3, 4],
+        vec![0i32, 1, 1, 3],
+        vec![2, 0, 3],
+        vec![1.5f64, -2.0, 4.0],
+    )
+    .unwrap();
+    let mut writer = MessageWriter::new(Vec::new(), WriteOptions::default());
+    writer.write(&Message::from(t)).unwrap();
+    let mut raw = writer.finish().unwrap();
+    let old: Vec<u8> = [2i32, 0, 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let at = raw.windows(12).position(|w| w == old.as_slice()).unwrap();
+    raw[at..at + 4].copy_from_slice(&(1i32 << 20).to_le_bytes());
+    let raw = bytes::Bytes::from(raw);
+    assert!(decode_message(&raw, &ReadOptions::strict()).is_err());
+    let decoded = decode_message(&raw, &ReadOptions::permissive())
+        .unwrap()
+        .unwrap();
+    let err = decoded
+        .message
+        .as_sparse()
+        .unwrap()
+        .to_ndarray::<f64>()
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::IndexOutOfBounds { position: 0, .. }),
+        "{err:?}"
+    );
+}

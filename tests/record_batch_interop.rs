@@ -847,3 +847,158 @@ fn we_read_what_pyarrow_writes() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---------------------------------------------------------------------------------------
+// 3. Permutations: pyarrow 26 against the canonical definition, every permutation of rank
+//    3 and 4.
+
+/// The element strides of a column's logical tensor by the definition: physical cell
+/// dimension `permutation[i]` is logical dimension `i`, so logical stride `i` is the
+/// row-major stride of physical dimension `permutation[i]` (the first axis, the rows, is
+/// outermost).
+fn definition_strides(rows: usize, physical: &[usize], permutation: &[usize]) -> Vec<usize> {
+    let mut full = vec![rows];
+    full.extend_from_slice(physical);
+    let ps = row_major_strides(&full, 1);
+    let mut out = vec![ps[0]];
+    out.extend(permutation.iter().map(|&p| ps[p + 1]));
+    out
+}
+
+/// The element strides Arrow C++ 26 computes for the same column
+/// (`FixedShapeTensorType::ComputeStrides` as `ToTensor` calls it): it permutes the shape
+/// into the logical order, then walks the permutation over that already permuted shape,
+/// applying the permutation twice. The same as [`definition_strides`] exactly when the
+/// permutation is its own inverse.
+fn arrow26_strides(rows: usize, physical: &[usize], permutation: &[usize]) -> Vec<usize> {
+    let full_perm: Vec<usize> = std::iter::once(0)
+        .chain(permutation.iter().map(|&p| p + 1))
+        .collect();
+    let mut full = vec![rows];
+    full.extend_from_slice(physical);
+    let logical: Vec<usize> = full_perm.iter().map(|&i| full[i]).collect();
+    let mut remaining: usize = full_perm
+        .iter()
+        .filter(|&&i| i > 0)
+        .map(|&i| logical[i])
+        .product();
+    let mut walk = vec![remaining];
+    for &i in full_perm.iter().filter(|&&i| i > 0) {
+        remaining /= logical[i];
+        walk.push(remaining);
+    }
+    full_perm.iter().map(|&i| walk[i]).collect()
+}
+
+fn inverse(p: &[usize]) -> Vec<usize> {
+    let mut q = vec![0; p.len()];
+    for (i, &x) in p.iter().enumerate() {
+        q[x] = i;
+    }
+    q
+}
+
+fn ints(v: &Value) -> Vec<i32> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_i64().unwrap() as i32)
+        .collect()
+}
+
+#[test]
+fn permutations_pyarrow_against_the_definition() {
+    let dir = scratch("permutations");
+    let out = helper("permutations", &dir);
+    let cases: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(out["written"], 30);
+    assert_eq!(cases.len(), 6 + 24, "every permutation of rank 3 and 4");
+    let mut involutions = 0;
+    for c in &cases {
+        let perm = sizes(&c["permutation"]);
+        let physical = sizes(&c["physical"]);
+        let rows = c["rows"].as_u64().unwrap() as usize;
+        let name = format!("permutation {perm:?} of physical cells {physical:?}");
+        let involution = inverse(&perm) == perm;
+        involutions += usize::from(involution);
+
+        // The definition, as the helper computed it with numpy, and as computed here.
+        let def_shape = sizes(&c["definition_shape"]);
+        let mut want_shape = vec![rows];
+        want_shape.extend(perm.iter().map(|&p| physical[p]));
+        assert_eq!(def_shape, want_shape, "{name}");
+        let def_strides = definition_strides(rows, &physical, &perm);
+        assert_eq!(sizes(&c["definition_strides"]), def_strides, "{name}");
+        let definition = ints(&c["definition"]);
+
+        // Our reading is the definition, for every permutation.
+        let mut read = read_ipc(Path::new(c["path"].as_str().unwrap()));
+        let schema = read.schema();
+        let field = schema.field(0).clone();
+        let batch = read.next().unwrap().unwrap();
+        let t = fixed_shape_to_tensor(&field, batch.column(0)).unwrap();
+        assert_eq!(t.shape(), &def_shape[..], "{name}: our shape");
+        assert_eq!(t.to_vec::<i32>().unwrap(), definition, "{name}: our values");
+
+        // pyarrow's reading: the definition's shape always; the definition's strides and
+        // values exactly when the permutation is its own inverse. Otherwise (pinned, as
+        // pyarrow 26.0.1 does it) the strides Arrow C++ 26 computes, which are not the
+        // definition's: when pyarrow fixes this, these assertions fail and say so.
+        let np_shape = sizes(&c["to_numpy_shape"]);
+        let np_strides = sizes(&c["to_numpy_strides"]);
+        let np_values = ints(&c["to_numpy"]);
+        assert_eq!(
+            np_shape, def_shape,
+            "{name}: pyarrow's to_numpy_ndarray shape"
+        );
+        assert_eq!(sizes(&c["to_tensor_shape"]), def_shape, "{name}: to_tensor");
+        assert_eq!(
+            sizes(&c["to_tensor_strides"]),
+            np_strides,
+            "{name}: to_tensor"
+        );
+        assert_eq!(
+            np_strides,
+            arrow26_strides(rows, &physical, &perm),
+            "{name}"
+        );
+        if involution {
+            assert_eq!(np_strides, def_strides, "{name}: pyarrow strides");
+            assert_eq!(np_values, definition, "{name}: pyarrow values");
+        } else {
+            assert_ne!(
+                np_strides, def_strides,
+                "{name}: pyarrow 26 now reads this permutation by the definition (strides): \
+                 update the pin and the README"
+            );
+            assert_ne!(
+                np_values, definition,
+                "{name}: pyarrow 26 now reads this permutation by the definition (values): \
+                 update the pin and the README"
+            );
+        }
+
+        // pyarrow's writer, given the definition's array: the physical storage and shape
+        // as they are, with the inverse permutation (which, by the definition, describes
+        // another array unless the permutation is its own inverse); its own round trip
+        // gives the input back exactly for involutions.
+        assert_eq!(
+            sizes(&c["from_numpy_shape"]),
+            physical,
+            "{name}: from_numpy shape"
+        );
+        assert_eq!(c["from_numpy_storage_is_physical"], true, "{name}");
+        assert_eq!(
+            sizes(&c["from_numpy_permutation"]),
+            inverse(&perm),
+            "{name}: from_numpy_ndarray's permutation"
+        );
+        assert_eq!(
+            c["round_trip_is_input"], involution,
+            "{name}: pyarrow's from_numpy_ndarray -> to_numpy_ndarray round trip"
+        );
+    }
+    assert_eq!(involutions, 4 + 10);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -265,8 +265,32 @@ fn sprs_rules_are_enforced_on_views() {
     assert_eq!(m.get(0, 32767), Some(&1.0));
 }
 
+/// `t` encoded, with the first occurrence of `find` in the message bytes replaced by
+/// `replace`, decoded permissively (strict decoding must refuse it).
+fn corrupted(t: &SparseTensor, find: &[u8], replace: &[u8]) -> SparseTensor {
+    let (bytes, _) = through_ipc(t, &ReadOptions::strict());
+    let mut raw = bytes.to_vec();
+    let at = raw
+        .windows(find.len())
+        .position(|w| w == find)
+        .expect("pattern in the message");
+    raw[at..at + replace.len()].copy_from_slice(replace);
+    let raw = bytes::Bytes::from(raw);
+    assert!(decode_message(&raw, &ReadOptions::strict()).is_err());
+    let decoded = decode_message(&raw, &ReadOptions::permissive())
+        .unwrap()
+        .unwrap();
+    let t = decoded.message.as_sparse().unwrap().clone();
+    assert!(!t.is_validated());
+    t
+}
+
+fn le(values: &[i32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
 #[test]
-fn permissively_decoded_bad_index_is_refused_by_sprs() {
+fn permissively_decoded_unsorted_row_is_refused_with_its_position() {
     // A CSR whose indices are unsorted within a row: valid structure, invalid contents.
     let good = SparseTensor::csr(
         [2, 4],
@@ -275,26 +299,100 @@ fn permissively_decoded_bad_index_is_refused_by_sprs() {
         vec![1.0f64, 2.0, 3.0],
     )
     .unwrap();
-    let (bytes, _) = through_ipc(&good, &ReadOptions::strict());
     // Swap the two indices of row 0 in the message bytes: [1, 3] -> [3, 1].
-    let mut raw = bytes.to_vec();
-    let pat: Vec<u8> = [1i32, 3, 0].iter().flat_map(|v| v.to_le_bytes()).collect();
-    let at = raw
-        .windows(pat.len())
-        .position(|w| w == pat.as_slice())
-        .unwrap();
-    raw[at..at + 8].copy_from_slice(&[3, 0, 0, 0, 1, 0, 0, 0]);
-    let raw = bytes::Bytes::from(raw);
-    assert!(decode_message(&raw, &ReadOptions::strict()).is_err());
-    let decoded = decode_message(&raw, &ReadOptions::permissive())
-        .unwrap()
-        .unwrap();
-    let t = decoded.message.as_sparse().unwrap();
+    let t = corrupted(&good, &le(&[1, 3, 0]), &le(&[3, 1]));
+    for err in [
+        t.as_csmat_view::<f64, i32, i32>().unwrap_err(),
+        t.to_csmat::<f64, usize, usize>().unwrap_err(),
+    ] {
+        // The crate's strict check runs before sprs's, and says where.
+        assert!(
+            matches!(
+                err.kind(),
+                ErrorKind::NotIncreasing {
+                    buffer: arrow_tensor_ipc::BufferId::CsxIndices,
+                    position: 1,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("CSX indices buffer"), "{err}");
+    }
+}
+
+#[test]
+fn permissively_decoded_out_of_bounds_index_is_refused_before_sprs() {
+    use arrow_tensor_ipc::BufferId;
+    // The 3 x 4 CSR of issue 20 with its first column index overwritten by 1048576, a
+    // decreasing indptr, and a CSC with a row number out of bounds.
+    let csr = SparseTensor::csr(
+        [3, 4],
+        vec![0i32, 1, 1, 3],
+        vec![2, 0, 3],
+        vec![1.5f64, -2.0, 4.0],
+    )
+    .unwrap();
+    let csc = SparseTensor::csc(
+        [3, 4],
+        vec![0i32, 1, 1, 3, 3],
+        vec![2, 0, 1],
+        vec![1.5f64, -2.0, 4.0],
+    )
+    .unwrap();
+    let cases = [
+        (
+            "CSR indices",
+            corrupted(&csr, &le(&[2, 0, 3]), &le(&[1 << 20])),
+            BufferId::CsxIndices,
+            0,
+        ),
+        (
+            "CSR indptr",
+            corrupted(&csr, &le(&[0, 1, 1, 3]), &le(&[0, 2, 1, 3])),
+            BufferId::CsxIndptr,
+            2,
+        ),
+        (
+            "CSC indices",
+            corrupted(&csc, &le(&[2, 0, 1]), &le(&[2, 0, 3])),
+            BufferId::CsxIndices,
+            2,
+        ),
+    ];
+    for (name, t, buffer, position) in cases {
+        let errors = [
+            t.as_csmat_view::<f64, i32, i32>().unwrap_err(),
+            t.to_csmat::<f64, usize, usize>().unwrap_err(),
+        ];
+        for err in errors {
+            let (b, p) = match err.kind() {
+                ErrorKind::IndexOutOfBounds {
+                    buffer, position, ..
+                }
+                | ErrorKind::InvalidIndptr {
+                    buffer, position, ..
+                }
+                | ErrorKind::NotIncreasing {
+                    buffer, position, ..
+                } => (*buffer, *position),
+                _ => panic!("{name}: {err:?}"),
+            };
+            assert_eq!((b, p), (buffer, position), "{name}: {err}");
+            assert!(err.to_string().contains(&buffer.to_string()), "{err}");
+        }
+        // The triplet copy walks the index with bounds checks.
+        assert!(t.to_trimat::<f64, usize>().is_err(), "{name}");
+    }
+    // Validated once (recorded), a permissively decoded good tensor views as usual.
+    let (_, t) = through_ipc(&csr, &ReadOptions::permissive());
     assert!(!t.is_validated());
-    let err = t.as_csmat_view::<f64, i32, i32>().unwrap_err();
-    assert!(err.to_string().contains("sprs"), "{err}");
-    let err = t.to_csmat::<f64, usize, usize>().unwrap_err();
-    assert!(err.to_string().contains("sprs"), "{err}");
+    let t = t.validate().unwrap();
+    assert!(t.is_validated());
+    assert_eq!(
+        t.as_csmat_view::<f64, i32, i32>().unwrap().get(2, 3),
+        Some(&4.0)
+    );
 }
 
 #[test]

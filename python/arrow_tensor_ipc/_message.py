@@ -252,6 +252,24 @@ class SparseTensor(_Base):
         arrays = [_array(v, t) for v, t in self._m.indices()]
         return arrays if self.format == "CSF" else arrays[0]
 
+    @property
+    def is_validated(self) -> bool:
+        """Whether the index is known to follow every rule of its layout: read or built
+        with strict validation, or checked since (by :meth:`validate` or a handoff to
+        scipy or pyarrow)."""
+        return self._m.is_validated
+
+    def validate(self) -> "SparseTensor":
+        """Checks the index strictly, as ``loads(..., strict=True)`` does, and returns
+        ``self``; raises :class:`ArrowTensorError` naming the buffer, position and rule of
+        the first violation. Done once: a validated message is not checked again.
+
+        :meth:`to_scipy` and :meth:`to_pyarrow` call it first, whatever mode the message
+        was read in, because scipy and Arrow C++ trust index arrays and read (or write)
+        out of bounds on bad ones."""
+        self._m.check_index()
+        return self
+
     def to_numpy(self) -> np.ndarray:
         """The dense contents as a new writable ndarray, expanded by the crate (duplicates
         of a non-canonical COO are summed, as in scipy)."""
@@ -260,12 +278,17 @@ class SparseTensor(_Base):
     def to_scipy(self) -> Any:
         """COO -> ``scipy.sparse.coo_array``, CSR -> ``csr_array``, CSC -> ``csc_array``,
         sharing the message's arrays (read-only; scipy copies index types narrower than
-        int32). CSF is converted to COO first."""
+        int32). CSF is converted to COO first.
+
+        scipy trusts the index arrays it is given, so a message read with ``strict=False``
+        is validated first (once; see :meth:`validate`): a bad index raises
+        :class:`ArrowTensorError` instead of crashing the interpreter later."""
         import scipy.sparse as sp
 
         fmt = self.format
         if fmt == "CSF":
             return self.to_format("coo").to_scipy()
+        self._m.check_index("scipy")
         if fmt == "COO":
             coords = self.coords
             return sp.coo_array(
@@ -277,9 +300,14 @@ class SparseTensor(_Base):
 
     def to_pyarrow(self) -> Any:
         """The matching pyarrow class: ``SparseCOOTensor``, ``SparseCSRMatrix``,
-        ``SparseCSCMatrix`` or ``SparseCSFTensor`` (dimension names kept)."""
+        ``SparseCSCMatrix`` or ``SparseCSFTensor`` (dimension names kept), over the
+        message's arrays. A message read with ``strict=False`` is validated first (once;
+        see :meth:`validate`), since Arrow C++ trusts index arrays."""
         import pyarrow as pa
 
+        # Arrow C++ does not check index values (its conversions then read and write out
+        # of bounds): validated first, once.
+        self._m.check_index("pyarrow")
         names = self._names_or_none()
         fmt = self.format
         if fmt == "COO":

@@ -23,7 +23,7 @@ fn read_options(strict: bool) -> ReadOptions {
 }
 
 fn wrap(d: DecodedMessage) -> PyMessage {
-    PyMessage { inner: d.message }
+    PyMessage::new(d.message)
 }
 
 /// Every message of a bytes-like object, zero-copy (until an end-of-stream marker or the

@@ -58,11 +58,15 @@ impl SparseTensor {
     /// A CSR or CSC tensor as a sprs matrix view over its buffers, without copying.
     ///
     /// `N` must be the value type, `I` the type of the indices array and `Iptr` that of
-    /// the indptr array. The view is built by sprs's checking constructor
-    /// (`CsMatViewI::try_new` / `try_new_csc`), which reads the whole index (O(nnz +
-    /// rows)): a tensor decoded with permissive validation is checked there. sprs's own
-    /// rules are also enforced, e.g. `I` must hold the size of the uncompressed dimension
-    /// (an `i16` CSR matrix may have at most 32767 columns).
+    /// the indptr array. A tensor decoded or built with permissive validation
+    /// (`!is_validated()`) has its index checked strictly first
+    /// ([`SparseTensor::check_contents`], O(nnz + rows); [`SparseTensor::validate`] records
+    /// the result so that later views skip it), so a bad index fails with the error that
+    /// names its buffer and position. The view is then built by sprs's checking
+    /// constructor (`CsMatViewI::try_new` / `try_new_csc`, which reads the whole index
+    /// again: sprs has no safe unchecked one), which also enforces sprs's own rules, e.g.
+    /// `I` must hold the size of the uncompressed dimension (an `i16` CSR matrix may have
+    /// at most 32767 columns).
     ///
     /// ```
     /// use arrow_tensor_ipc::{ErrorKind, SparseTensor};
@@ -87,6 +91,7 @@ impl SparseTensor {
         })?;
         let indptr = typed_index::<Iptr>(csx.indptr(), "indptr")?;
         let indices = typed_index::<I>(csx.indices(), "indices")?;
+        self.check_contents()?;
         // sprs reads an indptr that does not start at 0 as a slice of a larger matrix;
         // Arrow requires 0 (checked here for tensors decoded permissively).
         check_indptr_start(indptr)?;
@@ -100,7 +105,8 @@ impl SparseTensor {
     /// A CSR or CSC tensor copied into an owned sprs matrix, for any index types of the
     /// tensor and any [`SpIndex`] types `I` and `Iptr` (sprs's default `usize` included).
     /// Fails when a value does not fit in `I` / `Iptr`, or as
-    /// [`SparseTensor::as_csmat_view`] does (the matrix is checked by sprs).
+    /// [`SparseTensor::as_csmat_view`] does (the index of a tensor that is not validated is
+    /// checked strictly first, then the matrix by sprs).
     ///
     /// ```
     /// use arrow_tensor_ipc::SparseTensor;
@@ -117,6 +123,7 @@ impl SparseTensor {
         Iptr: SpIndex,
     {
         let (axis, csx, rows, cols) = self.csx_parts()?;
+        self.check_contents()?;
         let data = self
             .values::<N>()
             .ok_or_else(|| ErrorKind::TypeMismatch {

@@ -6,6 +6,10 @@
     record_batch_check.py write DIR   pyarrow writes fixed- and variable-shape tensor columns
                                       (and bad inputs) into DIR and lists them, with what
                                       pyarrow itself reads from them, in DIR/manifest.json.
+    record_batch_check.py permutations DIR
+                                      for every permutation of rank 3 and 4, a fixed-shape
+                                      column with that permutation in DIR, and pyarrow's
+                                      readings and writing of it beside the definition's.
 
 Prints one JSON object on stdout. Exit status 0 means the script ran; the Rust side decides
 from the JSON whether the cases passed (every failure is listed with its reason).
@@ -426,9 +430,61 @@ def write_all(d):
     return {"written": len(cases), "pins": pins}
 
 
+# ---------------------------------------------------------------------------------------
+# permutations: pyarrow's reading and writing of every permutation of rank 3 and 4, beside
+# the canonical definition (logical dimension i of a cell is physical dimension
+# permutation[i], i.e. numpy.transpose(physical, permutation)).
+
+def write_permutations(d):
+    import itertools
+
+    rows = 2
+    cases = []
+    for rank in (3, 4):
+        physical = [2, 3, 4, 5][:rank]
+        n = int(np.prod(physical))
+        flat = np.arange(rows * n, dtype=np.int32)
+        for perm in itertools.permutations(range(rank)):
+            perm = list(perm)
+            ty = pa.fixed_shape_tensor(pa.int32(), physical, permutation=perm)
+            arr = pa.ExtensionArray.from_storage(ty, pa.FixedSizeListArray.from_arrays(pa.array(flat), n))
+            path = os.path.join(d, "perm-" + "".join(map(str, perm)) + ".stream")
+            schema = pa.schema([pa.field("cells", ty)])
+            write_ipc(path, "stream", schema, [pa.record_batch([arr], schema=schema)])
+            definition = spec_view(flat, rows, physical, perm)
+            nd = arr.to_numpy_ndarray()
+            t = arr.to_tensor()
+            # pyarrow's writer, given the definition's logical array (whose memory is the
+            # physical row-major layout), and its reader of what it wrote.
+            written = pa.FixedShapeTensorArray.from_numpy_ndarray(definition)
+            again = written.to_numpy_ndarray()
+            cases.append({
+                "path": path,
+                "physical": physical,
+                "permutation": perm,
+                "rows": rows,
+                "definition_shape": list(definition.shape),
+                "definition_strides": [s // 4 for s in definition.strides],
+                "definition": np.ascontiguousarray(definition).ravel().tolist(),
+                "to_numpy_shape": list(nd.shape),
+                "to_numpy_strides": [s // 4 for s in nd.strides],
+                "to_numpy": np.ascontiguousarray(nd).ravel().tolist(),
+                "to_tensor_shape": list(t.shape),
+                "to_tensor_strides": [s // 4 for s in t.strides],
+                "from_numpy_shape": list(written.type.shape),
+                "from_numpy_permutation": list(written.type.permutation),
+                "from_numpy_storage_is_physical": written.storage.flatten().to_numpy().tolist() == flat.tolist(),
+                "round_trip_shape": list(again.shape),
+                "round_trip_is_input": list(again.shape) == list(definition.shape)
+                and np.ascontiguousarray(again).tobytes() == np.ascontiguousarray(definition).tobytes(),
+            })
+    json.dump(cases, open(os.path.join(d, "manifest.json"), "w"))
+    return {"written": len(cases)}
+
+
 def main():
     mode, d = sys.argv[1], sys.argv[2]
-    out = read_all(d) if mode == "read" else write_all(d)
+    out = {"read": read_all, "write": write_all, "permutations": write_permutations}[mode](d)
     out["pyarrow"] = pa.__version__
     json.dump(out, sys.stdout)
 
