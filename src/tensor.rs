@@ -366,6 +366,29 @@ impl Tensor {
         out.into()
     }
 
+    /// [`Tensor::row_major_bytes`], or [`ErrorKind::AllocationFailed`] when the copy (of a
+    /// tensor whose zero or overlapping strides describe more elements than its data holds)
+    /// cannot be allocated.
+    pub(crate) fn try_row_major_bytes(&self) -> Result<Buffer> {
+        let n = self.len.saturating_mul(self.width());
+        if self.is_row_major() {
+            return Ok(self.data.slice_with_length(0, n));
+        }
+        let mut out: Vec<u8> = Vec::new();
+        out.try_reserve_exact(n)
+            .map_err(|_| ErrorKind::AllocationFailed {
+                what: "the row-major copy of a tensor",
+                bytes: n as u64,
+            })?;
+        let w = self.width();
+        let src = self.data.as_slice();
+        for_each_offset(&self.shape, &self.strides, |o| {
+            // Every offset is within the extent checked at construction.
+            out.extend_from_slice(src.get(o..o + w).unwrap_or(&[]));
+        });
+        Ok(Buffer::from_vec(out))
+    }
+
     /// This tensor with row-major contiguous data (shares the buffer when it already is).
     pub fn to_row_major(&self) -> Tensor {
         let data = self.row_major_bytes();

@@ -633,3 +633,25 @@ fn claimed_sizes_cost_no_memory() {
         "peak RSS grew by {grown} bytes ({rss_before} -> {rss_after})"
     );
 }
+
+/// Encoding a tensor built (not decoded) with zero strides over a shape of 2^40 elements
+/// would copy it to row-major: the copy's allocation failure is a typed error, not an abort.
+#[test]
+fn encoding_a_huge_aliased_tensor_fails_cleanly() {
+    let t = arrow_tensor_ipc::Tensor::try_new(
+        arrow_tensor_ipc::ValueType::Float64,
+        vec![1 << 20, 1 << 20],
+        vec![0, 0],
+        arrow_buffer::Buffer::from_vec(vec![1.0f64]),
+    )
+    .expect("zero strides over one value");
+    let e = arrow_tensor_ipc::encode(&t.into(), &arrow_tensor_ipc::WriteOptions::default())
+        .expect_err("8 TiB copy");
+    assert!(
+        matches!(
+            e.kind(),
+            arrow_tensor_ipc::ErrorKind::AllocationFailed { bytes, .. } if *bytes == 8 << 40
+        ),
+        "{e}"
+    );
+}

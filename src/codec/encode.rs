@@ -325,7 +325,7 @@ pub fn encode_tensor(t: &Tensor) -> Result<EncodedMessage> {
             column_major_strides(t.shape(), w),
         )
     } else {
-        (t.row_major_bytes(), row_major_strides(t.shape(), w))
+        (t.try_row_major_bytes()?, row_major_strides(t.shape(), w))
     };
     let mut fbb = FlatBufferBuilder::with_capacity(256 + 64 * t.ndim());
     let mut body = BodyBuilder::new();
