@@ -7,6 +7,7 @@
 use super::arrays::{data_type, primitive_array, primitive_bytes};
 use super::extension::{inverse_permutation, permute_to_logical, FixedShapeTensorType};
 use crate::error::{fail, ErrorKind, Result};
+use crate::Limits;
 use crate::{row_major_strides, Tensor};
 use arrow_array::{Array, ArrayRef, FixedSizeListArray, RecordBatch};
 use arrow_schema::{Field, Schema};
@@ -255,8 +256,22 @@ fn column_of<'a>(field: &Field, array: &'a dyn Array) -> Result<&'a FixedSizeLis
 /// A fixed-shape tensor column as one tensor of shape `[rows, *cell shape]` (logical cell
 /// shape, names from the metadata), without copying: the tensor's strides follow the
 /// column's permutation. A null cell or value is an error naming the column and row.
+/// Under [`Limits::default`]: see [`fixed_shape_to_tensor_with`].
 pub fn fixed_shape_to_tensor(field: &Field, array: &dyn Array) -> Result<Tensor> {
+    fixed_shape_to_tensor_with(field, array, &Limits::default())
+}
+
+/// [`fixed_shape_to_tensor`] under `limits`: a cell shape whose rank (plus the rows' axis)
+/// is over [`Limits::max_rank`] is an [`ErrorKind::ColumnLimitExceeded`], and one that
+/// claims more values than the storage holds an [`ErrorKind::InvalidColumn`], both naming
+/// the column.
+pub fn fixed_shape_to_tensor_with(
+    field: &Field,
+    array: &dyn Array,
+    limits: &Limits,
+) -> Result<Tensor> {
     let ty = FixedShapeTensorType::from_field(field)?;
+    check_rank(field, ty.shape().len(), limits)?;
     let list = column_of(field, array)?;
     check_storage(field, list, &ty)?;
     let vt = ty.value_type();
@@ -294,17 +309,40 @@ pub fn fixed_shape_to_tensor(field: &Field, array: &dyn Array) -> Result<Tensor>
 }
 
 /// Each row of a fixed-shape tensor column as its own tensor (logical cell shape, no
-/// copy: every tensor is a slice of the column's values buffer).
+/// copy: every tensor is a slice of the column's values buffer). Under
+/// [`Limits::default`]: see [`fixed_shape_cells_with`].
 pub fn fixed_shape_cells(field: &Field, array: &dyn Array) -> Result<Vec<Tensor>> {
-    let whole = fixed_shape_to_tensor(field, array)?;
+    fixed_shape_cells_with(field, array, &Limits::default())
+}
+
+/// [`fixed_shape_cells`] under `limits` (as [`fixed_shape_to_tensor_with`]); cells without
+/// values back no memory, so more rows of them than [`Limits::max_index_len`] are an
+/// [`ErrorKind::ColumnLimitExceeded`].
+pub fn fixed_shape_cells_with(
+    field: &Field,
+    array: &dyn Array,
+    limits: &Limits,
+) -> Result<Vec<Tensor>> {
+    let whole = fixed_shape_to_tensor_with(field, array, limits)?;
     let vt = whole.value_type();
     let size = whole.strides().first().copied().unwrap_or(0);
-    let shape = whole.shape()[1..].to_vec();
-    let strides = whole.strides()[1..].to_vec();
-    let names = whole.dim_names()[1..].to_vec();
+    let shape = whole.shape().get(1..).unwrap_or_default().to_vec();
+    let strides = whole.strides().get(1..).unwrap_or_default().to_vec();
+    let names = whole.dim_names().get(1..).unwrap_or_default().to_vec();
     let named = names.iter().any(|n| !n.is_empty());
-    let cell_bytes = shape.iter().product::<usize>() * vt.byte_width();
-    (0..whole.shape()[0])
+    let rows = whole.shape().first().copied().unwrap_or(0);
+    let cell_len = shape.iter().product::<usize>();
+    if cell_len == 0 && rows > limits.max_index_len {
+        return fail(ErrorKind::ColumnLimitExceeded {
+            column: field.name().clone(),
+            what: "rows of cells without values".into(),
+            value: rows as u64,
+            limit: limits.max_index_len as u64,
+            rule: "Limits::max_index_len (empty cells back no memory)".into(),
+        });
+    }
+    let cell_bytes = cell_len * vt.byte_width();
+    (0..rows)
         .map(|row| {
             let data = whole.data().slice_with_length(row * size, cell_bytes);
             let t = Tensor::try_new(vt, shape.clone(), strides.clone(), data)?;
@@ -317,7 +355,22 @@ pub fn fixed_shape_cells(field: &Field, array: &dyn Array) -> Result<Vec<Tensor>
         .collect()
 }
 
-/// The storage matches the type: list item type and size.
+/// A tensor of the cells' rank plus the rows' axis is within [`Limits::max_rank`].
+fn check_rank(field: &Field, cell_rank: usize, limits: &Limits) -> Result<()> {
+    let rank = cell_rank.saturating_add(1);
+    if rank > limits.max_rank {
+        return fail(ErrorKind::ColumnLimitExceeded {
+            column: field.name().clone(),
+            what: "rank of the tensor (the rows, then the cell shape of the fixed_shape_tensor metadata)".into(),
+            value: rank as u64,
+            limit: limits.max_rank as u64,
+            rule: "Limits::max_rank".into(),
+        });
+    }
+    Ok(())
+}
+
+/// The storage matches the type: list item type and size, and values for every cell.
 fn check_storage(
     field: &Field,
     list: &FixedSizeListArray,
@@ -342,6 +395,15 @@ fn check_storage(
             "values of type {}, the field says {}",
             list.values().data_type(),
             ty.value_type()
+        ));
+    }
+    let needed = list.len().checked_mul(want);
+    if needed.is_none_or(|n| n > list.values().len()) {
+        return bad(format!(
+            "{} rows of cells of shape {:?} ({want} values each) and {} values",
+            list.len(),
+            ty.shape(),
+            list.values().len()
         ));
     }
     Ok(())
