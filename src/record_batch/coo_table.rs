@@ -12,8 +12,8 @@ use super::arrays::{
 use super::extension::{json_strings, json_usizes};
 use crate::convert;
 use crate::error::{fail, ErrorKind, Result};
-use crate::Limits;
 use crate::validate::kernels;
+use crate::Limits;
 use crate::{ConvertOptions, CsfAxisOrder};
 use crate::{
     CooIndex, IndexArray, IndexType, NativeIndex, SparseFormat, SparseIndex, SparseTensor, Tensor,

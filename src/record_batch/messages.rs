@@ -5,7 +5,9 @@ use super::coo_table::{
     coo_table_to_sparse_with, dense_to_coo_table, sparse_to_coo_table, COO_TABLE_KEY,
 };
 use super::extension::{extension_name, FIXED_SHAPE_TENSOR, VARIABLE_SHAPE_TENSOR};
-use super::fixed_shape::{fixed_shape_cells_with, fixed_shape_to_tensor_with, tensor_to_fixed_shape};
+use super::fixed_shape::{
+    fixed_shape_cells_with, fixed_shape_to_tensor_with, tensor_to_fixed_shape,
+};
 use super::fixed_shape::{FixedShapeOptions, Rows};
 use super::variable_shape::{
     check_fits, tensors_to_variable_shape, variable_shape_to_tensors_with,
@@ -284,20 +286,22 @@ pub fn batch_to_messages(batch: &RecordBatch, options: &MessageOptions) -> Resul
     let array = batch.column(index);
     match extension_name(field) {
         Some(FIXED_SHAPE_TENSOR) => Ok(match options.rows {
-            Rows::FirstAxis => vec![fixed_shape_to_tensor_with(field, array, &options.limits)?.into()],
+            Rows::FirstAxis => {
+                vec![fixed_shape_to_tensor_with(field, array, &options.limits)?.into()]
+            }
             Rows::Whole => fixed_shape_cells_with(field, array, &options.limits)?
                 .into_iter()
                 .map(Message::from)
                 .collect(),
         }),
-        Some(VARIABLE_SHAPE_TENSOR) => Ok(variable_shape_to_tensors_with(
-            field,
-            array,
-            &options.limits,
-        )?
-            .into_iter()
-            .map(Message::from)
-            .collect()),
+        Some(VARIABLE_SHAPE_TENSOR) => {
+            Ok(
+                variable_shape_to_tensors_with(field, array, &options.limits)?
+                    .into_iter()
+                    .map(Message::from)
+                    .collect(),
+            )
+        }
         other => fail(ErrorKind::InvalidColumn {
             column: field.name().clone(),
             reason: format!(

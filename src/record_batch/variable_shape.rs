@@ -256,7 +256,11 @@ pub fn variable_shape_to_tensors_with(
         let physical: Vec<usize> = start
             .checked_add(ndim)
             .and_then(|end| sizes.get(start..end))
-            .ok_or_else(|| bad(format!("row {row}: its shape cell holds fewer than {ndim} sizes")))?
+            .ok_or_else(|| {
+                bad(format!(
+                    "row {row}: its shape cell holds fewer than {ndim} sizes"
+                ))
+            })?
             .iter()
             .map(|&d| usize::try_from(d))
             .collect::<std::result::Result<_, _>>()
@@ -277,9 +281,9 @@ pub fn variable_shape_to_tensors_with(
             ),
             _ => return Err(bad(format!("row {row}: no list offsets"))),
         };
-        let have = hi.checked_sub(lo).ok_or_else(|| {
-            bad(format!("row {row}: list offsets {lo}..{hi} decrease"))
-        })?;
+        let have = hi
+            .checked_sub(lo)
+            .ok_or_else(|| bad(format!("row {row}: list offsets {lo}..{hi} decrease")))?;
         let count = crate::element_count(&physical).ok_or_else(|| {
             bad(format!(
                 "row {row}: element count of shape {physical:?} overflows"
