@@ -365,24 +365,25 @@ fn csf_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsfIndex) -> Option<
         || indptr.len() != ndim - 1
         || order.iter().copied().ne(0..ndim)
         || indices.iter().any(|a| a.values::<I>().is_none())
-        || indices[ndim - 1].len() != nnz
+        || indices.last().is_none_or(|leaves| leaves.len() != nnz)
     {
         return None;
     }
     // bounds[k][j]..bounds[k][j + 1]: the leaves below node j of level k (k < ndim - 1).
     let mut bounds: Vec<Vec<usize>> = vec![Vec::new(); ndim - 1];
     for k in (0..ndim - 1).rev() {
-        let nodes = indices[k].len();
-        if indptr[k].len() != nodes + 1 {
+        let nodes = indices.get(k)?.len();
+        let ptr = indptr.get(k)?;
+        if ptr.len() != nodes + 1 {
             return None;
         }
         let mut level = Vec::with_capacity(nodes + 1);
         for j in 0..=nodes {
-            let child = usize::try_from(indptr[k].get(j)?).ok()?;
+            let child = usize::try_from(ptr.get(j)?).ok()?;
             let leaf = if k == ndim - 2 {
                 child
             } else {
-                *bounds[k + 1].get(child)?
+                *bounds.get(k + 1)?.get(child)?
             };
             if leaf > nnz || level.last().is_some_and(|&prev| leaf < prev) {
                 return None;
@@ -392,17 +393,18 @@ fn csf_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsfIndex) -> Option<
         if level.first() != Some(&0) || level.last() != Some(&nnz) {
             return None;
         }
-        bounds[k] = level;
+        *bounds.get_mut(k)? = level;
     }
     let expand = |k: usize| -> Option<Vec<I>> {
-        let ids = indices[k].values::<I>()?;
+        let ids = indices.get(k)?.values::<I>()?;
         let mut col: Vec<I> = vec![I::default(); nnz];
-        let b = &bounds[k];
+        let b = bounds.get(k)?;
         if b.len() != ids.len() + 1 {
             return None;
         }
-        for (j, &id) in ids.iter().enumerate() {
-            col.get_mut(b[j]..b[j + 1])?.fill(id);
+        for (&id, w) in ids.iter().zip(b.windows(2)) {
+            let &[lo, hi] = w else { return None };
+            col.get_mut(lo..hi)?.fill(id);
         }
         Some(col)
     };
@@ -419,7 +421,8 @@ fn csf_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsfIndex) -> Option<
     };
     let mut by_level: Vec<Buffer> = expanded?.into_iter().map(Buffer::from_vec).collect();
     by_level.push(
-        indices[ndim - 1]
+        indices
+            .last()?
             .buffer()
             .slice_with_length(0, nnz * std::mem::size_of::<I>()),
     );
@@ -460,7 +463,7 @@ fn table_of_columns(
 ) -> Result<RecordBatch> {
     let names = info.column_names();
     for (i, n) in names.iter().enumerate() {
-        if names[..i].contains(n) {
+        if names.get(..i).is_some_and(|before| before.contains(n)) {
             return fail(ErrorKind::InvalidArgument(format!(
                 "two columns of the COO table would be named {n:?} (dimension names must differ from each other and from \"{VALUE_COLUMN}\")"
             )));
@@ -487,6 +490,8 @@ fn table_of_columns(
     Ok(RecordBatch::try_new(Arc::new(schema), arrays)?)
 }
 
+// Its shares are cut from `nnz` rows of an index whose structure was checked.
+#[allow(clippy::indexing_slicing)]
 /// The columns of a row-major `nnz x ndim` coordinate matrix (the matrix itself when
 /// `ndim` is 1).
 fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> Vec<Buffer> {
@@ -555,8 +560,10 @@ fn split_block<I: NativeIndex>(coords: &[I], mut cols: Vec<&mut [I]>) {
     match cols.as_mut_slice() {
         [a, b] => {
             for (row, (x, y)) in coords.chunks_exact(2).zip(a.iter_mut().zip(b.iter_mut())) {
-                *x = row[0];
-                *y = row[1];
+                if let &[r0, r1] = row {
+                    *x = r0;
+                    *y = r1;
+                }
             }
         }
         [a, b, c] => {
@@ -564,16 +571,20 @@ fn split_block<I: NativeIndex>(coords: &[I], mut cols: Vec<&mut [I]>) {
                 .chunks_exact(3)
                 .zip(a.iter_mut().zip(b.iter_mut().zip(c.iter_mut())))
             {
-                *x = row[0];
-                *y = row[1];
-                *z = row[2];
+                if let &[r0, r1, r2] = row {
+                    *x = r0;
+                    *y = r1;
+                    *z = r2;
+                }
             }
         }
         _ => {
             let ndim = cols.len().max(1);
             for (k, row) in coords.chunks_exact(ndim).enumerate() {
                 for (col, &v) in cols.iter_mut().zip(row) {
-                    col[k] = v;
+                    if let Some(slot) = col.get_mut(k) {
+                        *slot = v;
+                    }
                 }
             }
         }
@@ -585,8 +596,10 @@ fn interleave_block<I: NativeIndex>(out: &mut [I], cols: &[&[I]]) {
     match cols {
         [a, b] => {
             for (row, (&x, &y)) in out.chunks_exact_mut(2).zip(a.iter().zip(b.iter())) {
-                row[0] = x;
-                row[1] = y;
+                if let [r0, r1] = row {
+                    *r0 = x;
+                    *r1 = y;
+                }
             }
         }
         [a, b, c] => {
@@ -594,16 +607,20 @@ fn interleave_block<I: NativeIndex>(out: &mut [I], cols: &[&[I]]) {
                 .chunks_exact_mut(3)
                 .zip(a.iter().zip(b.iter().zip(c.iter())))
             {
-                row[0] = x;
-                row[1] = y;
-                row[2] = z;
+                if let [r0, r1, r2] = row {
+                    *r0 = x;
+                    *r1 = y;
+                    *r2 = z;
+                }
             }
         }
         _ => {
             let ndim = cols.len().max(1);
             for (k, row) in out.chunks_exact_mut(ndim).enumerate() {
                 for (slot, col) in row.iter_mut().zip(cols) {
-                    *slot = col[k];
+                    if let Some(&v) = col.get(k) {
+                        *slot = v;
+                    }
                 }
             }
         }
@@ -1100,7 +1117,10 @@ fn interleave<I: NativeIndex>(
             let n = per.min(nnz - start);
             let (block, tail) = std::mem::take(&mut rest).split_at_mut(n * ndim);
             rest = tail;
-            let mine: Vec<&[I]> = cols.iter().map(|c| &c[start..start + n]).collect();
+            let mine: Vec<&[I]> = cols
+                .iter()
+                .map(|c| c.get(start..start + n).unwrap_or_default())
+                .collect();
             starts.push(start);
             start += n;
             let mut job = move || interleave_and_scan(block, &mine, shape, scan);
@@ -1157,11 +1177,17 @@ fn interleave_and_scan<I: NativeIndex>(
     let mut r0 = 0;
     while r0 < total {
         let r1 = (r0 + rows).min(total);
-        let part: Vec<&[I]> = cols.iter().map(|c| &c[r0..r1]).collect();
-        interleave_block(&mut out[r0 * ndim..r1 * ndim], &part);
+        let part: Vec<&[I]> = cols
+            .iter()
+            .map(|c| c.get(r0..r1).unwrap_or_default())
+            .collect();
+        if let Some(block) = out.get_mut(r0 * ndim..r1 * ndim) {
+            interleave_block(block, &part);
+        }
         // The block's rows and the pair straddling the block before.
         let from = r0.saturating_sub(1) * ndim;
-        let (b, inc) = kernels::coo_row_major_scan(&out[from..r1 * ndim], shape, true);
+        let rows = out.get(from..r1 * ndim).unwrap_or_default();
+        let (b, inc) = kernels::coo_row_major_scan(rows, shape, true);
         in_bounds &= b;
         increasing &= inc;
         r0 = r1;

@@ -136,8 +136,8 @@ pub fn tensor_to_fixed_shape(
     };
     let vt = tensor.value_type();
     let w = vt.byte_width();
-    let cell_shape = &tensor.shape()[cell_from..];
-    let cell_names = &tensor.dim_names()[cell_from..];
+    let cell_shape = tensor.shape().get(cell_from..).unwrap_or_default();
+    let cell_names = tensor.dim_names().get(cell_from..).unwrap_or_default();
     let rows_dim_name = tensor
         .dim_names()
         .first()
@@ -161,10 +161,13 @@ pub fn tensor_to_fixed_shape(
         }
         Some(perm) => {
             // Physical dimension i is logical cell dimension perm[i].
-            let physical: Vec<usize> = perm.iter().map(|&l| cell_shape[l]).collect();
+            let physical: Vec<usize> = perm
+                .iter()
+                .filter_map(|&l| cell_shape.get(l).copied())
+                .collect();
             let mut ty = FixedShapeTensorType::new(vt, physical);
             if named {
-                ty = ty.with_dim_names(perm.iter().map(|&l| cell_names[l].clone()))?;
+                ty = ty.with_dim_names(perm.iter().filter_map(|&l| cell_names.get(l).cloned()))?;
             }
             // The spec's permutation maps logical to physical: its inverse.
             ty = ty.with_permutation(inverse_permutation(&perm))?;
@@ -188,17 +191,20 @@ pub fn tensor_to_fixed_shape(
 /// first axis must also be outermost.
 fn kept_permutation(tensor: &Tensor, cell_from: usize) -> Result<Vec<usize>> {
     let w = tensor.value_type().byte_width();
-    let shape = &tensor.shape()[cell_from..];
-    let strides = &tensor.strides()[cell_from..];
+    let shape = tensor.shape().get(cell_from..).unwrap_or_default();
+    let strides = tensor.strides().get(cell_from..).unwrap_or_default();
     // Whether the cells are stored with their dimensions in `order` (outermost first);
     // dimensions of size 1, whose stride does not matter, fit anywhere.
     let fits = |order: &[usize]| {
-        let physical: Vec<usize> = order.iter().map(|&l| shape[l]).collect();
+        let physical: Vec<usize> = order
+            .iter()
+            .filter_map(|&l| shape.get(l).copied())
+            .collect();
         let expected = row_major_strides(&physical, w);
         order
             .iter()
             .zip(&expected)
-            .all(|(&l, &e)| shape[l] == 1 || strides[l] == e)
+            .all(|(&l, &e)| shape.get(l) == Some(&1) || strides.get(l) == Some(&e))
     };
     // Row-major cells need no permutation, and column-major cells keep the reversed order
     // (an involution, which every reader handles alike) even when dimensions of size 1
@@ -213,12 +219,18 @@ fn kept_permutation(tensor: &Tensor, cell_from: usize) -> Result<Vec<usize>> {
         // Outermost first; dimensions of size 1 keep their place relative to each other.
         let mut perm: Vec<usize> = (0..shape.len()).collect();
         perm.sort_by(|&a, &b| {
-            let key = |d: usize| if shape[d] == 1 { 0 } else { strides[d] };
+            let key = |d: usize| {
+                if shape.get(d) == Some(&1) {
+                    0
+                } else {
+                    strides.get(d).copied().unwrap_or(0)
+                }
+            };
             key(b).cmp(&key(a)).then(a.cmp(&b))
         });
         perm
     };
-    let physical: Vec<usize> = perm.iter().map(|&l| shape[l]).collect();
+    let physical: Vec<usize> = perm.iter().filter_map(|&l| shape.get(l).copied()).collect();
     let contiguous = fits(&perm);
     let cell_bytes = physical.iter().product::<usize>() * w;
     let outer_ok = cell_from == 0
