@@ -220,21 +220,31 @@ fn cast_index(a: &IndexArray, to: IndexType) -> Option<IndexArray> {
 
 /// A sparse tensor (any layout) as a COO table: its stored values in storage order (a COO
 /// tensor's order, row by row for CSR, column by column for CSC, row-major for CSF),
-/// coordinates in columns of the tensor's index type. CSR, CSC and CSF in the identity
-/// axis order take no conversion: their (leaf) indices buffer is a column as it is, the
-/// other coordinates are expanded from indptr.
+/// coordinates in columns of the shape's [`coordinate_type`] (whatever the tensor's index
+/// type, so that tensors of one shape and layout give one schema). CSR, CSC and CSF in the
+/// identity axis order take no conversion: their (leaf) indices buffer is a column as it
+/// is (copied only when its type differs), the other coordinates are expanded from indptr.
+///
+/// A tensor read permissively has its index checked first (strict validation's contents
+/// check): a coordinate outside the shape or a malformed indptr is an error, not a table
+/// of bogus coordinates. Entries out of order (indices unsorted within a row) are written
+/// as stored; reading the table back sorts them.
 ///
 /// ```
 /// use arrow_tensor_ipc::record_batch::{coo_table_to_sparse, sparse_to_coo_table};
-/// use arrow_tensor_ipc::SparseTensor;
+/// use arrow_tensor_ipc::{ConvertOptions, SparseFormat, SparseTensor};
 ///
 /// let csr = SparseTensor::csr([3, 4], vec![0i32, 1, 1, 3], vec![2, 0, 3], vec![1.5f64, -2.0, 4.0])?
 ///     .with_dim_names(["row", "col"])?;
 /// let table = sparse_to_coo_table(&csr)?;
 /// assert_eq!(table.num_rows(), 3);
 /// assert_eq!(table.schema().field(0).name(), "row");
+/// // Coordinates below 4: int8 columns.
+/// assert_eq!(table.schema().field(0).data_type(), &arrow_schema::DataType::Int8);
+/// // Back with the index type a conversion picks by content (int8 here).
 /// let back = coo_table_to_sparse(&table, None)?;
-/// assert!(back.content_eq(&csr));
+/// let by_content = csr.to_format(SparseFormat::Csr, &ConvertOptions::default())?;
+/// assert!(back.content_eq(&by_content));
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
 pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
