@@ -1207,3 +1207,26 @@ fn coo_tables_of_one_shape_share_one_schema() {
     assert!(err.to_string().contains("[512,256]"), "{err}");
     assert!(err.to_string().contains("message 3"), "{err}");
 }
+
+/// Rows of fixed-shape cells without values back no memory: more of them than
+/// `Limits::max_index_len` are refused as one message per row.
+#[test]
+fn rows_of_empty_fixed_shape_cells_are_bounded() {
+    use arrow_tensor_ipc::record_batch::fixed_shape_cells_with;
+    use arrow_tensor_ipc::Limits;
+    let ty = FixedShapeTensorType::new(ValueType::Float32, vec![0, 3]);
+    let field = ty.field("t").unwrap();
+    let item = Arc::new(Field::new("item", DataType::Float32, false));
+    let values: ArrayRef = Arc::new(Float32Array::from(Vec::<f32>::new()));
+    let array = FixedSizeListArray::try_new_with_length(item, 0, values, None, 1000).unwrap();
+    assert_eq!(fixed_shape_cells(&field, &array).unwrap().len(), 1000);
+    let small = Limits::default().with_max_index_len(999);
+    expect_column_limit(
+        fixed_shape_cells_with(&field, &array, &small).unwrap_err(),
+        "t",
+        "max_index_len",
+    );
+    // As one tensor it allocates nothing per row.
+    let t = fixed_shape_to_tensor(&field, &array).unwrap();
+    assert_eq!(t.shape(), &[1000, 0, 3]);
+}

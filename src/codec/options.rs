@@ -34,12 +34,15 @@ pub struct Limits {
     /// pass it to [`SparseTensor::to_dense_limited`](crate::SparseTensor::to_dense_limited)
     /// to bound the expansion of decoded sparse tensors.
     pub max_dense_elements: usize,
-    /// Longest index array a conversion may build beyond what its input backs. Default
-    /// 2^28. A CSR or CSC result needs an indptr of `shape[k] + 1` entries whatever it
-    /// stores: a conversion (and reading a COO table, whose shape is a metadata claim)
-    /// refuses one longer than both this and the input's own backing (its stored values,
-    /// elements or index arrays, plus one) with [`ErrorKind::LimitExceeded`](crate::ErrorKind::LimitExceeded)
-    /// before allocating it.
+    /// Longest index array (or list) a conversion or reader may build beyond what its
+    /// input backs. Default 2^28 (2 GiB of int64). A CSR or CSC result needs an indptr of
+    /// `shape[k] + 1` entries whatever it stores: a conversion (and reading a COO table,
+    /// whose shape is a metadata claim) refuses one longer than both this and the input's
+    /// own backing (its stored values, elements or index arrays, plus one) with
+    /// [`ErrorKind::LimitExceeded`](crate::ErrorKind::LimitExceeded) (or
+    /// [`ErrorKind::ColumnLimitExceeded`](crate::ErrorKind::ColumnLimitExceeded) naming the
+    /// column) before allocating it. Reading fixed-shape cells without values one message
+    /// per row refuses more rows than this.
     pub max_index_len: usize,
 }
 
