@@ -621,7 +621,7 @@ fn coo_cases(dir: &Path) -> Vec<Value> {
                     "ipc": ipc_name(ipc),
                     "dtype": vt.name(),
                     // The columns' type: the shape's, whatever the tensor's.
-                    "index_type": coordinate_type(&shape).name(),
+                    "index_type": coordinate_type(shape).name(),
                     "shape": shape,
                     "format": format.name(),
                     "columns": columns,
