@@ -359,6 +359,24 @@ pub enum ErrorKind {
         reason: String,
     },
 
+    /// A size a record batch's metadata or storage claims (a shape, a rank, the length of
+    /// an index array it would take to build) is over a limit of [`crate::Limits`] or more
+    /// than the column's data can back. Checked before anything is allocated from it.
+    #[error("column {column:?}: {what} is {value}, over the limit of {limit} ({rule})")]
+    ColumnLimitExceeded {
+        /// The column (field) name; `"(schema)"` for a claim of the schema metadata that
+        /// no one column carries.
+        column: String,
+        /// What the size is.
+        what: String,
+        /// The size claimed.
+        value: u64,
+        /// The largest size accepted.
+        limit: u64,
+        /// The rule: the [`crate::Limits`] field, and what the data backs.
+        rule: String,
+    },
+
     /// A null where a tensor value or cell must be.
     #[error("column {column:?}, row {row}: null {what}")]
     NullCell {

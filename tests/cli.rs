@@ -1437,3 +1437,301 @@ fn npz_bundles_convert_both_ways_and_inspect_lists_members() {
     assert!(stderr(&out).contains("sparse"), "{}", stderr(&out));
     assert!(!npz3.path().exists());
 }
+
+/// Writes record batches as an Arrow IPC stream file.
+fn write_batches(tag: &str, batches: &[arrow_array::RecordBatch]) -> TempFile {
+    use arrow_tensor_ipc::record_batch::{IpcFormat, IpcWriter};
+    let mut w = IpcWriter::try_new(Vec::new(), &batches[0].schema(), IpcFormat::Stream).unwrap();
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    TempFile::with_bytes(tag, &w.finish().unwrap())
+}
+
+/// A one-row COO table, coordinates (0, 1), whose metadata claims `shape` and `format`.
+fn claimed_coo_table(tag: &str, shape: &str, format: &str) -> TempFile {
+    use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch};
+    use arrow_schema::{DataType, Field, Schema};
+    use std::sync::Arc;
+    let ndim = shape.split(',').count();
+    let mut fields: Vec<Field> = (0..ndim)
+        .map(|d| Field::new(format!("dim_{d}"), DataType::Int64, false))
+        .collect();
+    fields.push(Field::new("value", DataType::Float64, false));
+    let meta = format!(r#"{{"shape":[{shape}],"format":"{format}","index_type":"int64"}}"#);
+    let schema = Schema::new(fields).with_metadata(std::collections::HashMap::from([(
+        arrow_tensor_ipc::record_batch::COO_TABLE_KEY.to_string(),
+        meta,
+    )]));
+    let mut arrays: Vec<ArrayRef> = (0..ndim)
+        .map(|d| Arc::new(Int64Array::from(vec![(d == 1) as i64])) as ArrayRef)
+        .collect();
+    arrays.push(Arc::new(Float64Array::from(vec![1.0f64])));
+    let batch = RecordBatch::try_new(Arc::new(schema), arrays).unwrap();
+    write_batches(tag, &[batch])
+}
+
+/// Runs `convert` with `extra` arguments on `input`; expects a clean error exit (never
+/// 101 or 134, nor a signal) whose message holds every string of `want`.
+fn convert_fails_cleanly(input: &Path, extra: &[&str], want: &[&str]) {
+    let out_file = TempFile::new("claimed-out");
+    let mut args = vec!["convert"];
+    args.extend_from_slice(extra);
+    let out = run(&args, &[input, out_file.path()]);
+    let err = stderr(&out);
+    assert_eq!(code(&out), 1, "{extra:?}: {err}");
+    for w in want {
+        assert!(err.contains(w), "{extra:?}: {w:?} not in {err}");
+    }
+    assert!(!out_file.path().exists(), "{extra:?}: output left behind");
+}
+
+/// A COO table whose metadata claims a huge shape made `convert` abort on the allocation
+/// of an indptr (exit 134) or panic with "capacity overflow" (exit 101): the fuzz finding
+/// and its variations now fail cleanly, naming the column and the rule.
+#[test]
+fn convert_refuses_claimed_coo_table_shapes() {
+    let finding = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus/record_batches/coo-table-claimed-rows.arrows");
+    for extra in [
+        &[][..],
+        &["--to", "csc"],
+        &["--to", "csr"],
+        &["--format", "coo-table"],
+    ] {
+        convert_fails_cleanly(&finding, extra, &["\"dim_1\"", "Limits::max_index_len"]);
+    }
+    let max = i64::MAX.to_string();
+    let big = (1u64 << 40).to_string();
+    for (shape, format, column) in [
+        (format!("{big},2"), "CSR", "\"dim_0\""),
+        (format!("{max},2"), "CSR", "\"dim_0\""),
+        (format!("2,{big}"), "CSC", "\"dim_1\""),
+        (format!("2,{max}"), "CSC", "\"dim_1\""),
+    ] {
+        let table = claimed_coo_table("claimed", &shape, format);
+        for extra in [
+            &[][..],
+            &["--to", "csr"],
+            &["--to", "csc"],
+            &["--to", "coo"],
+        ] {
+            convert_fails_cleanly(table.path(), extra, &[column, "Limits::max_index_len"]);
+        }
+    }
+    // Recorded as COO, it reads; the conversion to CSR is what the limit refuses.
+    let table = claimed_coo_table("claimed-coo", &format!("{big},2"), "COO");
+    let out_file = TempFile::new("claimed-coo-out");
+    let out = run(&["convert"], &[table.path(), out_file.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    convert_fails_cleanly(table.path(), &["--to", "csr"], &["Limits::max_index_len"]);
+    convert_fails_cleanly(table.path(), &["--to", "dense"], &["over the limit"]);
+    // A rank over the limit.
+    let ones = vec!["1"; 65].join(",");
+    let table = claimed_coo_table("claimed-rank", &ones, "COO");
+    convert_fails_cleanly(table.path(), &[], &["\"(schema)\"", "Limits::max_rank"]);
+}
+
+/// Fixed- and variable-shape columns whose metadata or shape cells claim more than the
+/// storage holds, or a rank over the limit, fail cleanly naming the column.
+#[test]
+fn convert_refuses_claimed_tensor_column_shapes() {
+    use arrow_array::{
+        ArrayRef, FixedSizeListArray, Float32Array, Int32Array, ListArray, RecordBatch, StructArray,
+    };
+    use arrow_buffer::{OffsetBuffer, ScalarBuffer};
+    use arrow_schema::{DataType, Field, Schema};
+    use arrow_tensor_ipc::record_batch::{
+        FixedShapeTensorType, VariableShapeTensorType, FIXED_SHAPE_TENSOR,
+    };
+    use std::sync::Arc;
+    let item = |t: DataType| Arc::new(Field::new("item", t, false));
+    let fsl = |size: i32, rows: usize| -> ArrayRef {
+        let values: ArrayRef = Arc::new(Float32Array::from(vec![1.0f32; size as usize * rows]));
+        Arc::new(FixedSizeListArray::try_new(item(DataType::Float32), size, values, None).unwrap())
+    };
+    let one_column = |field: Field, array: ArrayRef| {
+        RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![array]).unwrap()
+    };
+    // A huge fixed-shape cell shape over lists of one value.
+    for shape in [
+        "[1048576,1048576]",
+        "[1099511627776]",
+        "[9223372036854775807,2]",
+    ] {
+        let field = Field::new(
+            "t",
+            DataType::FixedSizeList(item(DataType::Float32), 1),
+            false,
+        )
+        .with_metadata(std::collections::HashMap::from([
+            (
+                "ARROW:extension:name".to_string(),
+                FIXED_SHAPE_TENSOR.to_string(),
+            ),
+            (
+                "ARROW:extension:metadata".to_string(),
+                format!(r#"{{"shape":{shape}}}"#),
+            ),
+        ]));
+        let file = write_batches("fixed-claimed", &[one_column(field, fsl(1, 2))]);
+        convert_fails_cleanly(file.path(), &[], &["column \"t\""]);
+        convert_fails_cleanly(file.path(), &["--rows", "message"], &["column \"t\""]);
+    }
+    // A fixed-shape rank over the limit.
+    let field = FixedShapeTensorType::new(arrow_tensor_ipc::ValueType::Float32, vec![1; 64])
+        .field("t")
+        .unwrap();
+    let file = write_batches("fixed-rank", &[one_column(field, fsl(1, 2))]);
+    convert_fails_cleanly(file.path(), &[], &["column \"t\"", "Limits::max_rank"]);
+    // Variable-shape: a huge shape cell over four values, and a rank over the limit.
+    let variable = |ndim: usize, sizes: Vec<i32>| {
+        let ty = VariableShapeTensorType::new(arrow_tensor_ipc::ValueType::Float32, ndim);
+        let DataType::Struct(fields) = ty.storage_type().unwrap() else {
+            panic!("not a struct")
+        };
+        let list = ListArray::try_new(
+            item(DataType::Float32),
+            OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 4])),
+            Arc::new(Float32Array::from(vec![1.0f32; 4])),
+            None,
+        )
+        .unwrap();
+        let shape = FixedSizeListArray::try_new(
+            item(DataType::Int32),
+            ndim as i32,
+            Arc::new(Int32Array::from(sizes)),
+            None,
+        )
+        .unwrap();
+        let array = StructArray::try_new(
+            fields,
+            vec![Arc::new(list) as ArrayRef, Arc::new(shape) as ArrayRef],
+            None,
+        )
+        .unwrap();
+        write_batches(
+            "variable-claimed",
+            &[one_column(ty.field("v").unwrap(), Arc::new(array))],
+        )
+    };
+    for sizes in [
+        vec![1 << 30, 1 << 30],
+        vec![i32::MAX, i32::MAX],
+        vec![65536, 65536],
+    ] {
+        let file = variable(2, sizes);
+        convert_fails_cleanly(file.path(), &[], &["column \"v\"", "row 0"]);
+    }
+    let file = variable(100, vec![1; 100]);
+    convert_fails_cleanly(file.path(), &[], &["column \"v\"", "Limits::max_rank"]);
+}
+
+/// A CSR with column indices out of order within a row, accepted with `--permissive`,
+/// goes through a COO table and back (sorted); one with an index outside its shape makes
+/// no table.
+#[test]
+fn permissive_csr_survives_a_coo_table_round_trip() {
+    // CSR [2, 3]: row 0 holds columns 2 then 0 (out of order), row 1 column 1.
+    let strict = SparseTensor::csr(
+        [2, 3],
+        vec![0i32, 2, 3],
+        vec![0, 2, 1],
+        vec![1.0f64, 2.0, 3.0],
+    )
+    .unwrap();
+    let mut bytes = stream(&[strict.into()], WriteOptions::default());
+    // The indices buffer holds int32 0, 2, 1: swap the first two.
+    let pos = bytes
+        .windows(12)
+        .rposition(|w| w == [0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0])
+        .expect("indices buffer");
+    bytes[pos..pos + 8].copy_from_slice(&[2, 0, 0, 0, 0, 0, 0, 0]);
+    let input = TempFile::with_bytes("unsorted-csr", &bytes);
+    let table = TempFile::new("unsorted-table");
+    let out = run(
+        &["convert", "--format", "coo-table"],
+        &[input.path(), table.path()],
+    );
+    assert_eq!(code(&out), 1, "strict mode refuses it: {}", stderr(&out));
+    let out = run(
+        &["convert", "--permissive", "--format", "coo-table"],
+        &[input.path(), table.path()],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for permissive in [false, true] {
+        let back = TempFile::new("unsorted-back");
+        let mut args = vec!["convert"];
+        if permissive {
+            args.push("--permissive");
+        }
+        let out = run(&args, &[table.path(), back.path()]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let decoded = decode_all(&back.bytes(), ReadOptions::strict());
+        let s = decoded[0].message.as_sparse().unwrap();
+        assert_eq!(s.format(), SparseFormat::Csr);
+        assert_eq!(
+            s.to_dense().unwrap().to_vec::<f64>().unwrap(),
+            vec![2.0, 0.0, 1.0, 0.0, 3.0, 0.0]
+        );
+    }
+    // An index outside the shape: no table, even permissively.
+    let bytes_bad = {
+        let mut b = bytes.clone();
+        b[pos..pos + 4].copy_from_slice(&1_048_576i32.to_le_bytes());
+        b
+    };
+    let input = TempFile::with_bytes("bad-csr", &bytes_bad);
+    convert_fails_cleanly(
+        input.path(),
+        &["--permissive", "--format", "coo-table"],
+        &["1048576"],
+    );
+}
+
+/// A stream of an all-zero and a non-zero 512 x 512 message converted to CSR (index types
+/// int16 and int32 by content) is one COO table stream (before: "table schema of message
+/// 1 differs"); messages of another shape stay an error naming it.
+#[test]
+fn convert_one_shape_gives_one_coo_table_schema() {
+    let zeros = Tensor::from_vec(vec![512, 512], vec![0.0f32; 512 * 512]).unwrap();
+    let ones = Tensor::from_vec(vec![512, 512], vec![1.0f32; 512 * 512]).unwrap();
+    let input = write_file("one-shape", &[zeros.into(), ones.into()]);
+    let csr = TempFile::new("one-shape-csr");
+    let out = run(&["convert", "--to", "csr"], &[input.path(), csr.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let table = TempFile::new("one-shape-table");
+    let out = run(
+        &["convert", "--format", "coo-table"],
+        &[csr.path(), table.path()],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("2 messages written as 2 record batches"),
+        "{}",
+        stdout(&out)
+    );
+    let back = TempFile::new("one-shape-back");
+    let out = run(&["convert"], &[table.path(), back.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let decoded = decode_all(&back.bytes(), ReadOptions::strict());
+    assert_eq!(decoded.len(), 2);
+    assert_eq!(decoded[0].message.as_sparse().unwrap().nnz(), 0);
+    assert_eq!(decoded[1].message.as_sparse().unwrap().nnz(), 512 * 512);
+    // Another shape.
+    let other = Tensor::from_vec(vec![512, 256], vec![1.0f32; 512 * 256]).unwrap();
+    let mixed = write_file(
+        "two-shapes",
+        &[
+            Tensor::from_vec(vec![512, 512], vec![1.0f32; 512 * 512])
+                .unwrap()
+                .into(),
+            other.into(),
+        ],
+    );
+    convert_fails_cleanly(
+        mixed.path(),
+        &["--format", "coo-table"],
+        &["message 1", "[512,512]", "[512,256]"],
+    );
+}

@@ -1024,3 +1024,74 @@ fn huge_sparse_shapes_convert_without_dense_work() {
     assert!(convert::to_dense(&s).is_err());
     assert!(convert::to_dense_limited(&s, 1 << 20).is_err());
 }
+
+/// An indptr of `shape[k] + 1` entries for a tensor of one value is a `Limits` question:
+/// conversions to CSR/CSC refuse one longer than `Limits::max_index_len` and than what the
+/// input backs, before allocating it (a dense input without elements, a COO or CSR/CSC of
+/// one value); inputs that back the length, and larger limits, convert.
+#[test]
+fn indptr_lengths_beyond_the_input_are_a_limits_question() {
+    use arrow_tensor_ipc::{ErrorKind, Limits};
+    let big = 1usize << 40;
+    let limit_exceeded = |r: arrow_tensor_ipc::Result<SparseTensor>| match r {
+        Err(e) => assert!(
+            matches!(e.kind(), ErrorKind::LimitExceeded { what, .. } if what.contains("max_index_len")),
+            "{e}"
+        ),
+        Ok(t) => panic!("converted: {:?}", t.shape()),
+    };
+    let opts = ConvertOptions::default();
+    // One value in a huge matrix.
+    let coo = SparseTensor::coo(&[big, 2], vec![5i64, 1], vec![1.0f64]).unwrap();
+    limit_exceeded(convert::convert(&coo, SparseFormat::Csr, &opts));
+    let coo_t = SparseTensor::coo(&[2, big], vec![1i64, 5], vec![1.0f64]).unwrap();
+    limit_exceeded(convert::convert(&coo_t, SparseFormat::Csc, &opts));
+    let max = SparseTensor::coo(&[i64::MAX as usize, 2], vec![5i64, 1], vec![1.0f64]).unwrap();
+    limit_exceeded(convert::convert(&max, SparseFormat::Csr, &opts));
+    // What needs no such indptr converts.
+    assert_eq!(
+        convert::convert(&coo, SparseFormat::Csc, &opts)
+            .unwrap()
+            .nnz(),
+        1
+    );
+    assert_eq!(
+        convert::convert(&coo, SparseFormat::Csf, &opts)
+            .unwrap()
+            .nnz(),
+        1
+    );
+    // A dense tensor without elements backs nothing.
+    let empty = Tensor::from_vec(vec![big, 0], Vec::<f32>::new()).unwrap();
+    limit_exceeded(convert::from_dense(&empty, SparseFormat::Csr, &opts));
+    assert_eq!(
+        convert::from_dense(&empty, SparseFormat::Coo, &opts)
+            .unwrap()
+            .nnz(),
+        0
+    );
+    // The limit is the caller's.
+    let coo = SparseTensor::coo(&[1000, 2], vec![5i64, 1], vec![1.0f64]).unwrap();
+    let small = opts
+        .clone()
+        .with_limits(Limits::default().with_max_index_len(100));
+    assert_eq!(
+        convert::convert(&coo, SparseFormat::Csr, &opts)
+            .unwrap()
+            .nnz(),
+        1
+    );
+    limit_exceeded(convert::convert(&coo, SparseFormat::Csr, &small));
+    // An input that backs the length converts whatever the limit: a CSR re-encoded, a
+    // dense matrix of as many elements.
+    let csr = convert::convert(&coo, SparseFormat::Csr, &opts).unwrap();
+    let again = convert::convert(&csr, SparseFormat::Csr, &small).unwrap();
+    assert!(again.content_eq(&csr));
+    let dense = Tensor::from_vec(vec![1000, 1], vec![1.0f32; 1000]).unwrap();
+    assert_eq!(
+        convert::from_dense(&dense, SparseFormat::Csr, &small)
+            .unwrap()
+            .nnz(),
+        1000
+    );
+}

@@ -19,6 +19,18 @@ use arrow_tensor_ipc::{
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// `s` in its own layout (and CSF axis order) with the index type a conversion picks by
+/// content: what reading its COO table back gives.
+fn by_content(s: &SparseTensor) -> SparseTensor {
+    let mut options = arrow_tensor_ipc::ConvertOptions::default();
+    if let SparseIndex::Csf(c) = s.index() {
+        options = options.with_axis_order(arrow_tensor_ipc::CsfAxisOrder::Explicit(
+            c.axis_order().to_vec(),
+        ));
+    }
+    arrow_tensor_ipc::convert::convert(s, s.format(), &options).unwrap()
+}
+
 fn f32_tensor(shape: &[usize]) -> Tensor {
     let n: usize = shape.iter().product();
     Tensor::from_vec(
@@ -645,21 +657,22 @@ fn large_coo_tables_round_trip() {
         let t = SparseTensor::coo(&vec![side; ndim], coords.clone(), values).unwrap();
         let table = sparse_to_coo_table(&t).unwrap();
         for d in 0..ndim {
+            // The coordinate columns have the shape's coordinate type (4095: int16).
             let col = table
                 .column(d)
                 .as_any()
-                .downcast_ref::<arrow_array::Int64Array>()
+                .downcast_ref::<arrow_array::Int16Array>()
                 .unwrap();
             for k in [0, 1, nnz / 2, nnz - 1] {
                 assert_eq!(
-                    col.value(k),
+                    col.value(k) as i64,
                     coords[k * ndim + d],
                     "ndim {ndim} row {k} dim {d}"
                 );
             }
         }
         let back = coo_table_to_sparse(&table, None).unwrap();
-        assert!(back.content_eq(&t), "ndim {ndim}");
+        assert!(back.content_eq(&by_content(&t)), "ndim {ndim}");
     }
 }
 
@@ -670,13 +683,18 @@ fn large_coo_tables_round_trip() {
 /// and row.
 #[test]
 fn large_coo_tables_are_checked_across_thread_shares() {
-    use arrow_array::{Float32Array, Int32Array};
+    use arrow_array::{Float32Array, Int16Array};
     let nnz = (1usize << 20) + 7;
     let side = 4096usize;
-    let rows: Vec<i32> = (0..nnz).map(|k| (k * 15 / side) as i32).collect();
-    let cols: Vec<i32> = (0..nnz).map(|k| (k * 15 % side) as i32).collect();
+    // Columns of the shape's coordinate type (4095: int16).
+    let rows: Vec<i16> = (0..nnz).map(|k| (k * 15 / side) as i16).collect();
+    let cols: Vec<i16> = (0..nnz).map(|k| (k * 15 % side) as i16).collect();
     let values: Vec<f32> = (0..nnz).map(|k| k as f32).collect();
-    let coords: Vec<i32> = rows.iter().zip(&cols).flat_map(|(&r, &c)| [r, c]).collect();
+    let coords: Vec<i32> = rows
+        .iter()
+        .zip(&cols)
+        .flat_map(|(&r, &c)| [r as i32, c as i32])
+        .collect();
     let t = SparseTensor::coo(&[side, side], coords, values.clone()).unwrap();
     let table = sparse_to_coo_table(&t).unwrap();
     let back = coo_table_to_sparse(&table, None).unwrap();
@@ -685,10 +703,10 @@ fn large_coo_tables_are_checked_across_thread_shares() {
         panic!("not COO")
     };
     assert!(c.is_canonical());
-    let with = |rows: Vec<i32>, cols: Vec<i32>, values: Vec<f32>| {
+    let with = |rows: Vec<i16>, cols: Vec<i16>, values: Vec<f32>| {
         let arrays: Vec<ArrayRef> = vec![
-            Arc::new(Int32Array::from(rows)),
-            Arc::new(Int32Array::from(cols)),
+            Arc::new(Int16Array::from(rows)),
+            Arc::new(Int16Array::from(cols)),
             Arc::new(Float32Array::from(values)),
         ];
         RecordBatch::try_new(table.schema(), arrays).unwrap()
@@ -710,7 +728,7 @@ fn large_coo_tables_are_checked_across_thread_shares() {
         assert!(!index.is_canonical(), "rows swapped at {p}");
         assert!(csr(&swapped).content_eq(&csr(&t)), "rows swapped at {p}");
         let mut bad = cols.clone();
-        bad[p] = side as i32;
+        bad[p] = side as i16;
         let err = coo_table_to_sparse(&with(rows.clone(), bad, values.clone()), None).unwrap_err();
         match err.kind() {
             ErrorKind::InvalidColumn { column, reason } => {
@@ -754,5 +772,461 @@ fn large_csf_tensors_become_the_tables_of_their_coo_conversion() {
         );
     }
     let back = coo_table_to_sparse(&table, None).unwrap();
-    assert!(back.content_eq(&csf));
+    assert!(back.content_eq(&by_content(&csf)));
+}
+
+/// A one-row COO table (coordinates (0, 1), value 1.0, int64 columns) whose schema
+/// metadata is `meta`.
+fn claimed_table(meta: &str) -> RecordBatch {
+    use arrow_array::{Float64Array, Int64Array};
+    let fields = vec![
+        Field::new("dim_0", DataType::Int64, false),
+        Field::new("dim_1", DataType::Int64, false),
+        Field::new("value", DataType::Float64, false),
+    ];
+    let schema = Schema::new(fields).with_metadata(HashMap::from([(
+        COO_TABLE_KEY.to_string(),
+        meta.to_string(),
+    )]));
+    let arrays: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from(vec![0i64])),
+        Arc::new(Int64Array::from(vec![1i64])),
+        Arc::new(Float64Array::from(vec![1.0f64])),
+    ];
+    RecordBatch::try_new(Arc::new(schema), arrays).unwrap()
+}
+
+fn expect_column_limit(err: arrow_tensor_ipc::Error, want_column: &str, rule: &str) {
+    match err.kind() {
+        ErrorKind::ColumnLimitExceeded {
+            column, rule: r, ..
+        } => {
+            assert_eq!(column, want_column, "{err}");
+            assert!(r.contains(rule), "{err}");
+        }
+        other => panic!("not a ColumnLimitExceeded: {other:?}"),
+    }
+}
+
+/// The shape a COO table's metadata claims is input: a CSR (CSC) result whose indptr of
+/// `shape[0] + 1` (`shape[1] + 1`) entries is longer than `Limits::max_index_len` and
+/// than the rows back is refused, naming the column, before anything is allocated
+/// (before, 2^40 rows aborted on an 8 TiB allocation and 2^63 - 1 panicked).
+#[test]
+fn claimed_coo_table_shapes_are_checked_before_allocating() {
+    use arrow_tensor_ipc::record_batch::coo_table_to_sparse_with;
+    use arrow_tensor_ipc::Limits;
+    let big = 1u64 << 40;
+    let max = i64::MAX as u64;
+    for (shape, recorded, target, column) in [
+        ([big, 2], "CSR", None, "dim_0"),
+        ([max, 2], "CSR", None, "dim_0"),
+        ([2, big], "CSC", None, "dim_1"),
+        ([2, max], "CSC", None, "dim_1"),
+        ([big, 2], "COO", Some(SparseFormat::Csr), "dim_0"),
+        ([2, big], "CSR", Some(SparseFormat::Csc), "dim_1"),
+    ] {
+        let meta = format!(
+            r#"{{"shape":[{},{}],"format":"{recorded}","index_type":"int64"}}"#,
+            shape[0], shape[1]
+        );
+        let table = claimed_table(&meta);
+        let err = coo_table_to_sparse(&table, target).unwrap_err();
+        expect_column_limit(err, column, "max_index_len");
+        // What needs no indptr of that size reads fine: COO, and the other axis.
+        let coo = coo_table_to_sparse(&table, Some(SparseFormat::Coo)).unwrap();
+        assert_eq!(coo.nnz(), 1);
+        assert_eq!(coo.shape(), &[shape[0] as usize, shape[1] as usize]);
+        let other = if column == "dim_0" {
+            SparseFormat::Csc
+        } else {
+            SparseFormat::Csr
+        };
+        assert_eq!(coo_table_to_sparse(&table, Some(other)).unwrap().nnz(), 1);
+    }
+    // The limit is the caller's: 1000 rows fit the default, not a limit of 100.
+    let table = claimed_table(r#"{"shape":[1000,2],"format":"CSR","index_type":"int64"}"#);
+    assert_eq!(coo_table_to_sparse(&table, None).unwrap().nnz(), 1);
+    let small = Limits::default().with_max_index_len(100);
+    let err = coo_table_to_sparse_with(&table, None, &small).unwrap_err();
+    expect_column_limit(err, "dim_0", "max_index_len");
+    // So are the rank and the number of rows.
+    let ones = vec!["1"; 65].join(",");
+    let table = claimed_table(&format!(
+        r#"{{"shape":[{ones}],"format":"COO","index_type":"int64"}}"#
+    ));
+    expect_column_limit(
+        coo_table_to_sparse(&table, None).unwrap_err(),
+        "(schema)",
+        "max_rank",
+    );
+    let table = claimed_table(r#"{"shape":[3,4],"format":"COO","index_type":"int64"}"#);
+    let err =
+        coo_table_to_sparse_with(&table, None, &Limits::default().with_max_nnz(0)).unwrap_err();
+    expect_column_limit(err, "value", "max_nnz");
+    // Through batch_to_messages, with the limits of its options.
+    let table = claimed_table(r#"{"shape":[1000,2],"format":"CSR","index_type":"int64"}"#);
+    let err = batch_to_messages(&table, &MessageOptions::default().with_limits(small)).unwrap_err();
+    expect_column_limit(err, "dim_0", "max_index_len");
+}
+
+/// An axis order that is not a permutation of the dimensions is refused when the schema
+/// is read.
+#[test]
+fn claimed_axis_orders_must_be_permutations() {
+    for order in [
+        "[0,5]",
+        "[0,0]",
+        "[1]",
+        "[0,1,2]",
+        "[0,18446744073709551615]",
+    ] {
+        let meta = format!(
+            r#"{{"shape":[3,4],"format":"CSF","index_type":"int64","axis_order":{order}}}"#
+        );
+        let err = coo_table_to_sparse(&claimed_table(&meta), None).unwrap_err();
+        match err.kind() {
+            ErrorKind::InvalidColumn { column, reason } => {
+                assert_eq!(column, "(schema)");
+                assert!(reason.contains("axis_order"), "{reason}");
+            }
+            other => panic!("{order}: {other:?}"),
+        }
+    }
+    let meta = r#"{"shape":[3,4],"format":"CSF","index_type":"int64","axis_order":[1,0]}"#;
+    let t = coo_table_to_sparse(&claimed_table(meta), None).unwrap();
+    let SparseIndex::Csf(c) = t.index() else {
+        panic!("not CSF")
+    };
+    assert_eq!(c.axis_order(), &[1, 0]);
+}
+
+/// Fixed-shape columns: a cell rank over `Limits::max_rank` and a cell shape whose
+/// element count the storage's list size does not hold are errors naming the column.
+#[test]
+fn claimed_fixed_shape_cells_are_checked() {
+    use arrow_tensor_ipc::record_batch::{fixed_shape_to_tensor_with, FIXED_SHAPE_TENSOR};
+    use arrow_tensor_ipc::Limits;
+    let fsl = |size: i32, rows: usize| -> FixedSizeListArray {
+        let item = Arc::new(Field::new("item", DataType::Float32, false));
+        let values: ArrayRef = Arc::new(Float32Array::from(vec![1.0f32; size as usize * rows]));
+        FixedSizeListArray::try_new(item, size, values, None).unwrap()
+    };
+    // Rank 64 cells: a tensor of rank 65.
+    let ty = FixedShapeTensorType::new(ValueType::Float32, vec![1; 64]);
+    let field = ty.field("t").unwrap();
+    let array = fsl(1, 2);
+    expect_column_limit(
+        fixed_shape_to_tensor(&field, &array).unwrap_err(),
+        "t",
+        "max_rank",
+    );
+    let roomy = Limits::default().with_max_rank(65);
+    let t = fixed_shape_to_tensor_with(&field, &array, &roomy).unwrap();
+    assert_eq!(t.ndim(), 65);
+    // A huge cell shape over a list of one value.
+    for shape in [
+        "[1048576,1048576]",
+        "[1099511627776]",
+        "[9223372036854775807,2]",
+    ] {
+        let field = Field::new(
+            "t",
+            DataType::FixedSizeList(Arc::new(Field::new("item", DataType::Float32, false)), 1),
+            false,
+        )
+        .with_metadata(HashMap::from([
+            (
+                "ARROW:extension:name".to_string(),
+                FIXED_SHAPE_TENSOR.to_string(),
+            ),
+            (
+                "ARROW:extension:metadata".to_string(),
+                format!(r#"{{"shape":{shape}}}"#),
+            ),
+        ]));
+        let err = fixed_shape_to_tensor(&field, &fsl(1, 2)).unwrap_err();
+        match err.kind() {
+            ErrorKind::InvalidColumn { column, .. } => assert_eq!(column, "t", "{err}"),
+            other => panic!("{shape}: {other:?}"),
+        }
+        assert!(fixed_shape_cells(&field, &fsl(1, 2)).is_err());
+    }
+}
+
+/// Variable-shape columns: a rank (shape list size) over `Limits::max_rank` is refused
+/// before anything is allocated from it, and a shape cell claiming more elements than its
+/// row holds is an error naming the column and row.
+#[test]
+fn claimed_variable_shapes_are_checked() {
+    use arrow_array::{Int32Array, ListArray, StructArray};
+    use arrow_buffer::{OffsetBuffer, ScalarBuffer};
+    let column = |ndim: usize, sizes: Vec<i32>, values: Vec<f32>| -> (Field, StructArray) {
+        let ty = VariableShapeTensorType::new(ValueType::Float32, ndim);
+        let field = ty.field("v").unwrap();
+        let DataType::Struct(fields) = ty.storage_type().unwrap() else {
+            panic!("not a struct")
+        };
+        let n = values.len() as i32;
+        let list = ListArray::try_new(
+            Arc::new(Field::new("item", DataType::Float32, false)),
+            OffsetBuffer::new(ScalarBuffer::from(vec![0i32, n])),
+            Arc::new(Float32Array::from(values)),
+            None,
+        )
+        .unwrap();
+        let shape = FixedSizeListArray::try_new(
+            Arc::new(Field::new("item", DataType::Int32, false)),
+            ndim as i32,
+            Arc::new(Int32Array::from(sizes)),
+            None,
+        )
+        .unwrap();
+        let array = StructArray::try_new(
+            fields,
+            vec![Arc::new(list) as ArrayRef, Arc::new(shape) as ArrayRef],
+            None,
+        )
+        .unwrap();
+        (field, array)
+    };
+    let (field, array) = column(100, vec![1; 100], vec![1.0]);
+    expect_column_limit(
+        variable_shape_to_tensors(&field, &array).unwrap_err(),
+        "v",
+        "max_rank",
+    );
+    for sizes in [
+        vec![1 << 30, 1 << 30],
+        vec![i32::MAX, 2],
+        vec![65536, 65536],
+        vec![3, 2],
+    ] {
+        let (field, array) = column(2, sizes.clone(), vec![1.0, 2.0, 3.0, 4.0]);
+        let err = variable_shape_to_tensors(&field, &array).unwrap_err();
+        match err.kind() {
+            ErrorKind::InvalidColumn { column, reason } => {
+                assert_eq!(column, "v");
+                assert!(reason.starts_with("row 0:"), "{sizes:?}: {reason}");
+            }
+            other => panic!("{sizes:?}: {other:?}"),
+        }
+    }
+    let (field, array) = column(2, vec![2, 2], vec![1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(
+        variable_shape_to_tensors(&field, &array).unwrap()[0].shape(),
+        &[2, 2]
+    );
+}
+
+/// A CSR read permissively with column indices out of order within a row
+/// (`[2, 0]` in row 0).
+fn unsorted_csr() -> SparseTensor {
+    let strict = SparseTensor::csr(
+        [2, 3],
+        vec![0i32, 2, 3],
+        vec![0, 2, 1],
+        vec![1.0f64, 2.0, 3.0],
+    )
+    .unwrap();
+    let SparseIndex::Csx(c) = strict.index() else {
+        panic!("not CSR")
+    };
+    let indices = arrow_tensor_ipc::IndexArray::from_vec(vec![2i32, 0, 1]);
+    let index = arrow_tensor_ipc::CsxIndex::new(c.axis(), c.indptr().clone(), indices);
+    SparseTensor::try_new_with_validation(
+        ValueType::Float64,
+        vec![2, 3],
+        Buffer::from_vec(vec![1.0f64, 2.0, 3.0]),
+        SparseIndex::Csx(index),
+        arrow_tensor_ipc::Validation::Permissive,
+    )
+    .unwrap()
+}
+
+/// Tables come in any row order: reading one into CSR, CSC or CSF sorts (before, a CSR
+/// exported from a permissive tensor with unsorted column indices came back refused:
+/// "indices must strictly increase within a row").
+#[test]
+fn coo_tables_in_any_order_are_sorted_when_read() {
+    let t = unsorted_csr();
+    assert!(t.clone().validate().is_err());
+    let table = sparse_to_coo_table(&t).unwrap();
+    assert_eq!(table.num_rows(), 3);
+    let dense = Tensor::from_vec(vec![2, 3], vec![2.0f64, 0.0, 1.0, 0.0, 3.0, 0.0]).unwrap();
+    for format in [
+        None,
+        Some(SparseFormat::Csr),
+        Some(SparseFormat::Csc),
+        Some(SparseFormat::Csf),
+        Some(SparseFormat::Coo),
+    ] {
+        let back = coo_table_to_sparse(&table, format).unwrap();
+        assert_eq!(back.format(), format.unwrap_or(SparseFormat::Csr));
+        assert!(back.is_validated());
+        assert!(back.to_dense().unwrap().content_eq(&dense), "{format:?}");
+    }
+    let SparseIndex::Csx(c) = coo_table_to_sparse(&table, None).unwrap().index().clone() else {
+        panic!("not CSR")
+    };
+    assert_eq!(c.indices().to_i64_vec(), vec![0, 2, 1]);
+    // Rows in reverse, and a repeated coordinate (summed, as COO duplicates are).
+    use arrow_array::{Float64Array, Int8Array};
+    let arrays: Vec<ArrayRef> = vec![
+        Arc::new(Int8Array::from(vec![1i8, 0, 0, 0])),
+        Arc::new(Int8Array::from(vec![1i8, 2, 0, 2])),
+        Arc::new(Float64Array::from(vec![3.0f64, 0.5, 2.0, 0.5])),
+    ];
+    let shuffled = RecordBatch::try_new(table.schema(), arrays).unwrap();
+    for format in [SparseFormat::Csr, SparseFormat::Csc, SparseFormat::Csf] {
+        let back = coo_table_to_sparse(&shuffled, Some(format)).unwrap();
+        assert!(back.to_dense().unwrap().content_eq(&dense), "{format:?}");
+    }
+}
+
+/// A tensor read permissively with a coordinate outside its shape does not become a
+/// table of bogus coordinates: the index is checked first.
+#[test]
+fn permissive_tensors_with_bad_coordinates_make_no_table() {
+    let strict = SparseTensor::csr(
+        [3, 4],
+        vec![0i32, 1, 1, 3],
+        vec![2, 0, 3],
+        vec![1.5f64, -2.0, 4.0],
+    )
+    .unwrap();
+    let SparseIndex::Csx(c) = strict.index() else {
+        panic!("not CSR")
+    };
+    let indices = arrow_tensor_ipc::IndexArray::from_vec(vec![1_048_576i32, 0, 3]);
+    let index = arrow_tensor_ipc::CsxIndex::new(c.axis(), c.indptr().clone(), indices);
+    let bad = SparseTensor::try_new_with_validation(
+        ValueType::Float64,
+        vec![3, 4],
+        strict.values_buffer().clone(),
+        SparseIndex::Csx(index),
+        arrow_tensor_ipc::Validation::Permissive,
+    )
+    .unwrap();
+    let err = sparse_to_coo_table(&bad).unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::IndexOutOfBounds {
+                value: 1_048_576,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // A COO one too, and through the batch builder.
+    let coo = SparseTensor::try_new_with_validation(
+        ValueType::Float64,
+        vec![3, 4],
+        Buffer::from_vec(vec![1.0f64]),
+        SparseIndex::Coo(
+            arrow_tensor_ipc::CooIndex::new(
+                arrow_tensor_ipc::IndexArray::from_vec(vec![0i64, 9]),
+                2,
+            )
+            .unwrap(),
+        ),
+        arrow_tensor_ipc::Validation::Permissive,
+    )
+    .unwrap();
+    assert!(matches!(
+        sparse_to_coo_table(&coo).unwrap_err().kind(),
+        ErrorKind::IndexOutOfBounds { value: 9, .. }
+    ));
+    let mut b = BatchBuilder::new(TableFormat::CooTable, FixedShapeOptions::default());
+    assert!(b.push(&Message::from(bad)).is_err());
+}
+
+/// One shape, one schema: the coordinate columns have the shape's coordinate type
+/// whatever the index type of the tensor (before, a stream of an all-zero CSR, int16, and
+/// a non-zero one, int32, of one shape failed as a COO table); reading back picks index
+/// types by content; different shapes stay an error naming the difference.
+#[test]
+fn coo_tables_of_one_shape_share_one_schema() {
+    use arrow_tensor_ipc::record_batch::coordinate_type;
+    use arrow_tensor_ipc::{ConvertOptions, IndexType};
+    assert_eq!(coordinate_type(&[512, 512]), IndexType::Int16);
+    assert_eq!(coordinate_type(&[128, 3]), IndexType::Int8);
+    assert_eq!(coordinate_type(&[129, 3]), IndexType::Int16);
+    assert_eq!(coordinate_type(&[]), IndexType::Int8);
+    let zeros = Tensor::from_vec(vec![512, 512], vec![0.0f32; 512 * 512]).unwrap();
+    let ones = Tensor::from_vec(vec![512, 512], vec![1.0f32; 512 * 512]).unwrap();
+    let opts = ConvertOptions::default();
+    let a = zeros.to_sparse(SparseFormat::Csr, &opts).unwrap();
+    let b = ones.to_sparse(SparseFormat::Csr, &opts).unwrap();
+    let c = ones
+        .to_sparse(
+            SparseFormat::Csr,
+            &opts.clone().with_index_type(IndexType::Int64),
+        )
+        .unwrap();
+    let mut builder = BatchBuilder::new(TableFormat::CooTable, FixedShapeOptions::default());
+    let mut tables = Vec::new();
+    for m in [a.clone(), b.clone(), c] {
+        tables.push(builder.push(&Message::from(m)).unwrap().unwrap());
+    }
+    assert_eq!(tables[0].schema(), tables[1].schema());
+    assert_eq!(tables[0].schema().field(0).data_type(), &DataType::Int16);
+    // Dense messages of that shape (recorded as COO) likewise.
+    let mut dense = BatchBuilder::new(TableFormat::CooTable, FixedShapeOptions::default());
+    dense.push(&Message::from(zeros.clone())).unwrap();
+    dense.push(&Message::from(ones.clone())).unwrap();
+    // Back by content: the all-zero CSR as the conversion gives it, the full one int32.
+    let back = coo_table_to_sparse(&tables[0], None).unwrap();
+    assert!(back.content_eq(&a));
+    let back = coo_table_to_sparse(&tables[1], None).unwrap();
+    assert!(back.content_eq(&b));
+    let SparseIndex::Csx(ci) = back.index() else {
+        panic!("not CSR")
+    };
+    assert_eq!(ci.indptr().index_type(), IndexType::Int32);
+    let back = coo_table_to_sparse(&tables[2], None).unwrap();
+    assert!(back.content_eq(&b));
+    // A small int32 CSR comes back int8.
+    let small = SparseTensor::csr(
+        [3, 4],
+        vec![0i32, 1, 1, 3],
+        vec![2, 0, 3],
+        vec![1.5f64, -2.0, 4.0],
+    )
+    .unwrap();
+    let back = coo_table_to_sparse(&sparse_to_coo_table(&small).unwrap(), None).unwrap();
+    assert!(back.content_eq(&by_content(&small)));
+    let SparseIndex::Csx(ci) = back.index() else {
+        panic!("not CSR")
+    };
+    assert_eq!(ci.indices().index_type(), IndexType::Int8);
+    // Another shape: an error naming the shapes.
+    let other = Tensor::from_vec(vec![512, 256], vec![1.0f32; 512 * 256]).unwrap();
+    let err = builder.push(&Message::from(other)).unwrap_err();
+    assert!(err.to_string().contains("[512,256]"), "{err}");
+    assert!(err.to_string().contains("message 3"), "{err}");
+}
+
+/// Rows of fixed-shape cells without values back no memory: more of them than
+/// `Limits::max_index_len` are refused as one message per row.
+#[test]
+fn rows_of_empty_fixed_shape_cells_are_bounded() {
+    use arrow_tensor_ipc::record_batch::fixed_shape_cells_with;
+    use arrow_tensor_ipc::Limits;
+    let ty = FixedShapeTensorType::new(ValueType::Float32, vec![0, 3]);
+    let field = ty.field("t").unwrap();
+    let item = Arc::new(Field::new("item", DataType::Float32, false));
+    let values: ArrayRef = Arc::new(Float32Array::from(Vec::<f32>::new()));
+    let array = FixedSizeListArray::try_new_with_length(item, 0, values, None, 1000).unwrap();
+    assert_eq!(fixed_shape_cells(&field, &array).unwrap().len(), 1000);
+    let small = Limits::default().with_max_index_len(999);
+    expect_column_limit(
+        fixed_shape_cells_with(&field, &array, &small).unwrap_err(),
+        "t",
+        "max_index_len",
+    );
+    // As one tensor it allocates nothing per row.
+    let t = fixed_shape_to_tensor(&field, &array).unwrap();
+    assert_eq!(t.shape(), &[1000, 0, 3]);
 }

@@ -34,6 +34,16 @@ pub struct Limits {
     /// pass it to [`SparseTensor::to_dense_limited`](crate::SparseTensor::to_dense_limited)
     /// to bound the expansion of decoded sparse tensors.
     pub max_dense_elements: usize,
+    /// Longest index array (or list) a conversion or reader may build beyond what its
+    /// input backs. Default 2^28 (2 GiB of int64). A CSR or CSC result needs an indptr of
+    /// `shape[k] + 1` entries whatever it stores: a conversion (and reading a COO table,
+    /// whose shape is a metadata claim) refuses one longer than both this and the input's
+    /// own backing (its stored values, elements or index arrays, plus one) with
+    /// [`ErrorKind::LimitExceeded`](crate::ErrorKind::LimitExceeded) (or
+    /// [`ErrorKind::ColumnLimitExceeded`](crate::ErrorKind::ColumnLimitExceeded) naming the
+    /// column) before allocating it. Reading fixed-shape cells without values one message
+    /// per row refuses more rows than this.
+    pub max_index_len: usize,
 }
 
 impl Default for Limits {
@@ -44,6 +54,7 @@ impl Default for Limits {
             max_rank: 64,
             max_nnz: u32::MAX as u64,
             max_dense_elements: 1 << 28,
+            max_index_len: 1 << 28,
         }
     }
 }
@@ -76,6 +87,12 @@ impl Limits {
     /// Sets [`Limits::max_dense_elements`].
     pub fn with_max_dense_elements(mut self, elements: usize) -> Self {
         self.max_dense_elements = elements;
+        self
+    }
+
+    /// Sets [`Limits::max_index_len`].
+    pub fn with_max_index_len(mut self, entries: usize) -> Self {
+        self.max_index_len = entries;
         self
     }
 }

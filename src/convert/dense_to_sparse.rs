@@ -8,7 +8,7 @@
 //! target layout needs another order (for a row-major matrix: none for COO, CSR and CSF,
 //! one pass for CSC).
 
-use super::entries::{check_rank, dispatch_work, needs_wide, Entries};
+use super::entries::{check_index_len, check_rank, dispatch_work, needs_wide, Entries};
 use super::ConvertOptions;
 use crate::array::typed;
 use crate::error::Result;
@@ -26,6 +26,7 @@ pub(crate) fn from_dense(
 ) -> Result<SparseTensor> {
     let shape = t.shape();
     check_rank(format, shape.len())?;
+    check_index_len(format, shape, t.len(), &opts.limits)?;
     let csf_order = match format {
         SparseFormat::Csf => opts.axis_order.resolve(shape)?,
         _ => Vec::new(),

@@ -350,6 +350,34 @@ fn scatter_rows<T: Copy, W: NativeIndex, const N: usize>(
     }
 }
 
+/// Refuses a CSR or CSC result whose indptr (`shape[k] + 1` entries, `k` the compressed
+/// dimension) would be longer than both [`Limits::max_index_len`](crate::Limits::max_index_len)
+/// and `backed + 1`, where `backed` is what the input holds (stored values or elements, the
+/// length of its own index arrays): that much memory is not a question of the input's
+/// size but of its claimed shape. Other layouts allocate in proportion to the stored
+/// values only. Run before anything is allocated.
+pub(crate) fn check_index_len(
+    format: SparseFormat,
+    shape: &[usize],
+    backed: usize,
+    limits: &crate::Limits,
+) -> Result<()> {
+    let outer = match (format, shape) {
+        (SparseFormat::Csr, [rows, _]) => *rows,
+        (SparseFormat::Csc, [_, cols]) => *cols,
+        _ => return Ok(()),
+    };
+    let len = outer.saturating_add(1);
+    if len > limits.max_index_len && len > backed.saturating_add(1) {
+        return fail(ErrorKind::LimitExceeded {
+            what: "indptr length of the CSR/CSC result (shape[k] + 1, longer than the input backs; Limits::max_index_len)",
+            value: len as u64,
+            limit: limits.max_index_len as u64,
+        });
+    }
+    Ok(())
+}
+
 /// CSR and CSC need rank 2, CSF rank 2 or more.
 pub(crate) fn check_rank(format: SparseFormat, ndim: usize) -> Result<()> {
     let (ok, layout, needed) = match format {

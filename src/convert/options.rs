@@ -1,5 +1,6 @@
 //! What a caller controls in a conversion: [`ConvertOptions`] and [`CsfAxisOrder`].
 
+use crate::codec::options::Limits;
 use crate::error::{fail, ErrorKind, Result};
 use crate::types::IndexType;
 
@@ -82,6 +83,13 @@ pub struct ConvertOptions {
     /// stay on the calling thread. Set 1 where the caller already keeps every core busy
     /// (more threads then do not make a conversion faster).
     pub threads: usize,
+    /// Limits on what a conversion allocates beyond what its input backs: a CSR or CSC
+    /// result whose indptr (`shape[k] + 1` entries) is longer than both
+    /// [`Limits::max_index_len`] and the input's backing (its stored values or elements
+    /// and its index arrays, plus one) is refused with
+    /// [`ErrorKind::LimitExceeded`] before anything is allocated. Default
+    /// [`Limits::default`].
+    pub limits: Limits,
 }
 
 impl Default for ConvertOptions {
@@ -91,6 +99,7 @@ impl Default for ConvertOptions {
             axis_order: CsfAxisOrder::Identity,
             drop_zeros: false,
             threads: 0,
+            limits: Limits::default(),
         }
     }
 }
@@ -111,6 +120,12 @@ impl ConvertOptions {
     /// Sets [`ConvertOptions::threads`].
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
+        self
+    }
+
+    /// Sets [`ConvertOptions::limits`].
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 

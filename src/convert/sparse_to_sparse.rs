@@ -6,7 +6,7 @@
 //! counting sorts (summing duplicates when the order was unknown) and builds the result.
 //! Everything is O(nnz x ndim) plus the size of the dimensions that need sorting.
 
-use super::entries::{check_rank, dispatch_work, needs_wide, try_vec, Entries};
+use super::entries::{check_index_len, check_rank, dispatch_work, needs_wide, try_vec, Entries};
 use super::ConvertOptions;
 use crate::error::{ErrorKind, Result};
 use crate::sparse::{typed_index, CooOrder, SparseIndex};
@@ -31,6 +31,17 @@ pub(crate) fn validated(s: &SparseTensor) -> Result<Cow<'_, SparseTensor>> {
     Ok(Cow::Owned(t))
 }
 
+/// What a sparse tensor's data backs: its stored values and the length of its longest
+/// index array (an indptr it already holds).
+fn backing(s: &SparseTensor) -> usize {
+    let longest = match s.index() {
+        SparseIndex::Coo(_) => 0,
+        SparseIndex::Csx(c) => c.indptr().len(),
+        SparseIndex::Csf(c) => c.indptr().iter().map(|a| a.len()).max().unwrap_or(0),
+    };
+    s.nnz().max(longest)
+}
+
 /// Converts a sparse tensor to `format`.
 pub(crate) fn convert(
     s: &SparseTensor,
@@ -39,6 +50,7 @@ pub(crate) fn convert(
 ) -> Result<SparseTensor> {
     let shape = s.shape();
     check_rank(format, shape.len())?;
+    check_index_len(format, shape, backing(s), &opts.limits)?;
     let s = validated(s)?;
     let csf_order = match format {
         SparseFormat::Csf => opts.axis_order.resolve(shape)?,

@@ -13,12 +13,13 @@ use super::extension::{json_strings, json_usizes};
 use crate::convert;
 use crate::error::{fail, ErrorKind, Result};
 use crate::validate::kernels;
+use crate::Limits;
 use crate::{ConvertOptions, CsfAxisOrder};
 use crate::{
     CooIndex, IndexArray, IndexType, NativeIndex, SparseFormat, SparseIndex, SparseTensor, Tensor,
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
-use arrow_buffer::Buffer;
+use arrow_buffer::{ArrowNativeType, Buffer};
 use arrow_schema::{Field, Schema};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -41,7 +42,10 @@ pub struct CooTableInfo {
     pub dim_names: Vec<String>,
     /// The layout the tensor had.
     pub format: SparseFormat,
-    /// The index type of the tensor's index arrays (and of the coordinate columns).
+    /// The index type of the coordinate columns: what [`coordinate_type`] gives for the
+    /// shape (tables written before it was so may record the tensor's own index type).
+    /// Reading a table back does not take it from here: the result's index arrays get the
+    /// narrowest type that holds them, as a conversion picks by default.
     pub index_type: IndexType,
     /// The CSF axis order, for `format` CSF.
     pub axis_order: Option<Vec<usize>>,
@@ -162,6 +166,19 @@ impl CooTableInfo {
                 )))
             }
         };
+        if let Some(order) = &axis_order {
+            let mut seen = vec![false; shape.len()];
+            let ok = order.len() == shape.len()
+                && order
+                    .iter()
+                    .all(|&d| seen.get_mut(d).is_some_and(|s| !std::mem::replace(s, true)));
+            if !ok {
+                return Err(bad(format!(
+                    "\"axis_order\" {order:?} is not a permutation of the {} dimensions",
+                    shape.len()
+                )));
+            }
+        }
         Ok(CooTableInfo {
             shape,
             dim_names,
@@ -172,40 +189,67 @@ impl CooTableInfo {
     }
 }
 
-/// The index type of a sparse tensor's coordinates (COO), indices (CSR/CSC) or last-level
-/// indices (CSF).
-fn index_type_of(t: &SparseTensor) -> IndexType {
-    match t.index() {
-        SparseIndex::Coo(c) => c.indices().index_type(),
-        SparseIndex::Csx(c) => c.indices().index_type(),
-        SparseIndex::Csf(c) => c
-            .indices()
-            .last()
-            .map_or(IndexType::Int64, IndexArray::index_type),
+/// The type of the coordinate columns of a COO table of a tensor of `shape`: the
+/// narrowest signed integer type that holds its widest coordinate (`max(shape) - 1`), so
+/// that every tensor of one shape gives one schema, whatever its own index type.
+pub fn coordinate_type(shape: &[usize]) -> IndexType {
+    let widest = shape.iter().max().map_or(0, |&d| d.saturating_sub(1));
+    IndexType::narrowest_for(widest as u64)
+}
+
+/// `a` as an index array of type `to`: `a` itself when it has that type, else a copy
+/// (one pass for the range, one tight converting pass). `None` when a value is negative or
+/// does not fit `to`, or `a` is misaligned.
+fn cast_index(a: &IndexArray, to: IndexType) -> Option<IndexArray> {
+    if a.index_type() == to {
+        return Some(a.clone());
     }
+    crate::dispatch_index!(a.index_type(), S => {
+        let src = a.values::<S>()?;
+        let (lo, hi) = src
+            .iter()
+            .fold((0i64, 0i64), |(lo, hi), &v| (lo.min(v.as_index()), hi.max(v.as_index())));
+        if lo < 0 || hi as u64 > to.max_value() {
+            return None;
+        }
+        Some(crate::dispatch_index!(to, D => IndexArray::from_vec(
+            src.iter().map(|&v| D::usize_as(v.as_index() as usize)).collect::<Vec<D>>()
+        )))
+    })
 }
 
 /// A sparse tensor (any layout) as a COO table: its stored values in storage order (a COO
 /// tensor's order, row by row for CSR, column by column for CSC, row-major for CSF),
-/// coordinates in columns of the tensor's index type. CSR, CSC and CSF in the identity
-/// axis order take no conversion: their (leaf) indices buffer is a column as it is, the
-/// other coordinates are expanded from indptr.
+/// coordinates in columns of the shape's [`coordinate_type`] (whatever the tensor's index
+/// type, so that tensors of one shape and layout give one schema). CSR, CSC and CSF in the
+/// identity axis order take no conversion: their (leaf) indices buffer is a column as it
+/// is (copied only when its type differs), the other coordinates are expanded from indptr.
+///
+/// A tensor read permissively has its index checked first (strict validation's contents
+/// check): a coordinate outside the shape or a malformed indptr is an error, not a table
+/// of bogus coordinates. Entries out of order (indices unsorted within a row) are written
+/// as stored; reading the table back sorts them.
 ///
 /// ```
 /// use arrow_tensor_ipc::record_batch::{coo_table_to_sparse, sparse_to_coo_table};
-/// use arrow_tensor_ipc::SparseTensor;
+/// use arrow_tensor_ipc::{ConvertOptions, SparseFormat, SparseTensor};
 ///
 /// let csr = SparseTensor::csr([3, 4], vec![0i32, 1, 1, 3], vec![2, 0, 3], vec![1.5f64, -2.0, 4.0])?
 ///     .with_dim_names(["row", "col"])?;
 /// let table = sparse_to_coo_table(&csr)?;
 /// assert_eq!(table.num_rows(), 3);
 /// assert_eq!(table.schema().field(0).name(), "row");
+/// // Coordinates below 4: int8 columns.
+/// assert_eq!(table.schema().field(0).data_type(), &arrow_schema::DataType::Int8);
+/// // Back with the index type a conversion picks by content (int8 here).
 /// let back = coo_table_to_sparse(&table, None)?;
-/// assert!(back.content_eq(&csr));
+/// let by_content = csr.to_format(SparseFormat::Csr, &ConvertOptions::default())?;
+/// assert!(back.content_eq(&by_content));
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
 pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
-    let it = index_type_of(tensor);
+    check_coordinates(tensor)?;
+    let it = coordinate_type(tensor.shape());
     let axis_order = match tensor.index() {
         SparseIndex::Csf(c) => Some(c.axis_order().to_vec()),
         _ => None,
@@ -228,7 +272,26 @@ pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
         }
     }
     let coo = match tensor.index() {
-        SparseIndex::Coo(_) => tensor.clone(),
+        SparseIndex::Coo(c) if c.indices().index_type() == it => tensor.clone(),
+        SparseIndex::Coo(c) => {
+            // The coordinates as they are, in the shape's coordinate type (they fit: the
+            // tensor is validated).
+            let Some(indices) = cast_index(c.indices(), it) else {
+                return fail(ErrorKind::InvalidArgument(
+                    "COO coordinates that do not fit the shape's coordinate type".into(),
+                ));
+            };
+            let index = CooIndex::with_flag(indices, c.ndim(), c.order(), c.is_canonical())?;
+            // Only the columns are taken from it (the coordinates were checked above).
+            SparseTensor::try_new_with_validation(
+                tensor.value_type(),
+                tensor.shape().to_vec(),
+                tensor.values_buffer().clone(),
+                SparseIndex::Coo(index),
+                crate::Validation::Permissive,
+            )?
+            .with_dim_names(tensor.dim_names().iter().cloned())?
+        }
         _ => convert::convert(
             tensor,
             SparseFormat::Coo,
@@ -236,6 +299,27 @@ pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
         )?,
     };
     table_of_coo(&coo, &info)
+}
+
+/// Checks that the stored entries of a tensor read permissively have coordinates: index
+/// arrays well formed and every coordinate inside the shape (strict validation's contents
+/// check, at memory bandwidth), so that a table of them holds no bogus coordinates. The
+/// order of the entries is not a table's concern: indices out of order within a row (or
+/// siblings, or a COO flagged canonical but unsorted) pass, since strict validation checks
+/// the bounds before the order. A validated tensor passes at once.
+fn check_coordinates(t: &SparseTensor) -> Result<()> {
+    if t.is_validated() {
+        return Ok(());
+    }
+    match SparseTensor::try_new_with_duplicates(
+        t.value_type(),
+        t.shape().to_vec(),
+        t.values_buffer().clone(),
+        t.index().clone(),
+    ) {
+        Err(e) if !matches!(e.kind(), ErrorKind::NotIncreasing { .. }) => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// The coordinate columns of a CSR/CSC tensor in storage order, without a conversion: the
@@ -261,11 +345,10 @@ fn csx_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsxIndex) -> Option<
         }
         expanded.resize(end, I::from_u64(i as u64)?);
     }
-    if expanded.len() != nnz {
+    if expanded.len() != nnz || c.indices().len() < nnz {
         return None;
     }
-    let indices = c
-        .indices()
+    let indices = cast_index(c.indices(), I::TYPE)?
         .buffer()
         .slice_with_length(0, nnz * std::mem::size_of::<I>());
     let expanded = Buffer::from_vec(expanded);
@@ -292,24 +375,25 @@ fn csf_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsfIndex) -> Option<
         || indptr.len() != ndim - 1
         || order.iter().copied().ne(0..ndim)
         || indices.iter().any(|a| a.values::<I>().is_none())
-        || indices[ndim - 1].len() != nnz
+        || indices.last().is_none_or(|leaves| leaves.len() != nnz)
     {
         return None;
     }
     // bounds[k][j]..bounds[k][j + 1]: the leaves below node j of level k (k < ndim - 1).
     let mut bounds: Vec<Vec<usize>> = vec![Vec::new(); ndim - 1];
     for k in (0..ndim - 1).rev() {
-        let nodes = indices[k].len();
-        if indptr[k].len() != nodes + 1 {
+        let nodes = indices.get(k)?.len();
+        let ptr = indptr.get(k)?;
+        if ptr.len() != nodes + 1 {
             return None;
         }
         let mut level = Vec::with_capacity(nodes + 1);
         for j in 0..=nodes {
-            let child = usize::try_from(indptr[k].get(j)?).ok()?;
+            let child = usize::try_from(ptr.get(j)?).ok()?;
             let leaf = if k == ndim - 2 {
                 child
             } else {
-                *bounds[k + 1].get(child)?
+                *bounds.get(k + 1)?.get(child)?
             };
             if leaf > nnz || level.last().is_some_and(|&prev| leaf < prev) {
                 return None;
@@ -319,17 +403,18 @@ fn csf_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsfIndex) -> Option<
         if level.first() != Some(&0) || level.last() != Some(&nnz) {
             return None;
         }
-        bounds[k] = level;
+        *bounds.get_mut(k)? = level;
     }
     let expand = |k: usize| -> Option<Vec<I>> {
-        let ids = indices[k].values::<I>()?;
+        let ids = indices.get(k)?.values::<I>()?;
         let mut col: Vec<I> = vec![I::default(); nnz];
-        let b = &bounds[k];
+        let b = bounds.get(k)?;
         if b.len() != ids.len() + 1 {
             return None;
         }
-        for (j, &id) in ids.iter().enumerate() {
-            col.get_mut(b[j]..b[j + 1])?.fill(id);
+        for (&id, w) in ids.iter().zip(b.windows(2)) {
+            let &[lo, hi] = w else { return None };
+            col.get_mut(lo..hi)?.fill(id);
         }
         Some(col)
     };
@@ -346,7 +431,8 @@ fn csf_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsfIndex) -> Option<
     };
     let mut by_level: Vec<Buffer> = expanded?.into_iter().map(Buffer::from_vec).collect();
     by_level.push(
-        indices[ndim - 1]
+        indices
+            .last()?
             .buffer()
             .slice_with_length(0, nnz * std::mem::size_of::<I>()),
     );
@@ -359,7 +445,8 @@ fn csf_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsfIndex) -> Option<
 
 /// A dense tensor as a COO table of its non-zero values (recorded layout COO).
 pub fn dense_to_coo_table(tensor: &Tensor) -> Result<RecordBatch> {
-    let coo = convert::dense_to_coo(tensor, &ConvertOptions::default())?;
+    let options = ConvertOptions::default().with_index_type(coordinate_type(tensor.shape()));
+    let coo = convert::dense_to_coo(tensor, &options)?;
     sparse_to_coo_table(&coo)
 }
 
@@ -386,7 +473,7 @@ fn table_of_columns(
 ) -> Result<RecordBatch> {
     let names = info.column_names();
     for (i, n) in names.iter().enumerate() {
-        if names[..i].contains(n) {
+        if names.get(..i).is_some_and(|before| before.contains(n)) {
             return fail(ErrorKind::InvalidArgument(format!(
                 "two columns of the COO table would be named {n:?} (dimension names must differ from each other and from \"{VALUE_COLUMN}\")"
             )));
@@ -413,6 +500,8 @@ fn table_of_columns(
     Ok(RecordBatch::try_new(Arc::new(schema), arrays)?)
 }
 
+// Its shares are cut from `nnz` rows of an index whose structure was checked.
+#[allow(clippy::indexing_slicing)]
 /// The columns of a row-major `nnz x ndim` coordinate matrix (the matrix itself when
 /// `ndim` is 1).
 fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> Vec<Buffer> {
@@ -481,8 +570,10 @@ fn split_block<I: NativeIndex>(coords: &[I], mut cols: Vec<&mut [I]>) {
     match cols.as_mut_slice() {
         [a, b] => {
             for (row, (x, y)) in coords.chunks_exact(2).zip(a.iter_mut().zip(b.iter_mut())) {
-                *x = row[0];
-                *y = row[1];
+                if let &[r0, r1] = row {
+                    *x = r0;
+                    *y = r1;
+                }
             }
         }
         [a, b, c] => {
@@ -490,16 +581,20 @@ fn split_block<I: NativeIndex>(coords: &[I], mut cols: Vec<&mut [I]>) {
                 .chunks_exact(3)
                 .zip(a.iter_mut().zip(b.iter_mut().zip(c.iter_mut())))
             {
-                *x = row[0];
-                *y = row[1];
-                *z = row[2];
+                if let &[r0, r1, r2] = row {
+                    *x = r0;
+                    *y = r1;
+                    *z = r2;
+                }
             }
         }
         _ => {
             let ndim = cols.len().max(1);
             for (k, row) in coords.chunks_exact(ndim).enumerate() {
                 for (col, &v) in cols.iter_mut().zip(row) {
-                    col[k] = v;
+                    if let Some(slot) = col.get_mut(k) {
+                        *slot = v;
+                    }
                 }
             }
         }
@@ -511,8 +606,10 @@ fn interleave_block<I: NativeIndex>(out: &mut [I], cols: &[&[I]]) {
     match cols {
         [a, b] => {
             for (row, (&x, &y)) in out.chunks_exact_mut(2).zip(a.iter().zip(b.iter())) {
-                row[0] = x;
-                row[1] = y;
+                if let [r0, r1] = row {
+                    *r0 = x;
+                    *r1 = y;
+                }
             }
         }
         [a, b, c] => {
@@ -520,16 +617,20 @@ fn interleave_block<I: NativeIndex>(out: &mut [I], cols: &[&[I]]) {
                 .chunks_exact_mut(3)
                 .zip(a.iter().zip(b.iter().zip(c.iter())))
             {
-                row[0] = x;
-                row[1] = y;
-                row[2] = z;
+                if let [r0, r1, r2] = row {
+                    *r0 = x;
+                    *r1 = y;
+                    *r2 = z;
+                }
             }
         }
         _ => {
             let ndim = cols.len().max(1);
             for (k, row) in out.chunks_exact_mut(ndim).enumerate() {
                 for (slot, col) in row.iter_mut().zip(cols) {
-                    *slot = col[k];
+                    if let Some(&v) = col.get(k) {
+                        *slot = v;
+                    }
                 }
             }
         }
@@ -537,15 +638,44 @@ fn interleave_block<I: NativeIndex>(out: &mut [I], cols: &[&[I]]) {
 }
 
 /// Rebuilds the sparse tensor a COO table holds: in the layout its metadata records, or in
-/// `format` when given. Coordinates outside the shape, nulls, and columns that do not
-/// match the metadata are errors naming the column (and row).
+/// `format` when given, under [`Limits::default`] (see [`coo_table_to_sparse_with`]).
+///
+/// The rows may come in any order (tables pass through query engines): CSR, CSC and CSF
+/// results are sorted as their layout needs, and rows with the same coordinates are summed
+/// (as a non-canonical COO index means); a COO result keeps the row order, flagged
+/// canonical only when the rows strictly increase in row-major order. The result's index
+/// arrays get the narrowest type that holds them (as [`crate::convert`] picks by default),
+/// not the type the metadata records. Coordinates outside the shape, nulls, and columns
+/// that do not match the metadata are errors naming the column (and row).
 pub fn coo_table_to_sparse(
     table: &RecordBatch,
     format: Option<SparseFormat>,
 ) -> Result<SparseTensor> {
-    let info = CooTableInfo::from_schema(&table.schema())?;
-    let ndim = info.shape.len();
+    coo_table_to_sparse_with(table, format, &Limits::default())
+}
+
+/// [`coo_table_to_sparse`] under `limits`. The metadata's claims are input: a rank over
+/// [`Limits::max_rank`], more rows than [`Limits::max_nnz`], or a CSR/CSC result whose
+/// indptr (`shape[k] + 1` entries) is longer than both [`Limits::max_index_len`] and the
+/// rows plus one are refused with [`ErrorKind::ColumnLimitExceeded`] naming the column,
+/// before anything is allocated from them.
+pub fn coo_table_to_sparse_with(
+    table: &RecordBatch,
+    format: Option<SparseFormat>,
+    limits: &Limits,
+) -> Result<SparseTensor> {
     let schema = table.schema();
+    let info = CooTableInfo::from_schema(&schema)?;
+    let ndim = info.shape.len();
+    if ndim > limits.max_rank {
+        return fail(ErrorKind::ColumnLimitExceeded {
+            column: "(schema)".into(),
+            what: format!("rank claimed by the {COO_TABLE_KEY} metadata"),
+            value: ndim as u64,
+            limit: limits.max_rank as u64,
+            rule: "Limits::max_rank".into(),
+        });
+    }
     if table.num_columns() != ndim + 1 {
         return fail(ErrorKind::InvalidColumn {
             column: "(schema)".into(),
@@ -556,6 +686,17 @@ pub fn coo_table_to_sparse(
         });
     }
     let nnz = table.num_rows();
+    if nnz as u64 > limits.max_nnz {
+        return fail(ErrorKind::ColumnLimitExceeded {
+            column: schema.field(ndim).name().clone(),
+            what: "number of rows (stored values)".into(),
+            value: nnz as u64,
+            limit: limits.max_nnz,
+            rule: "Limits::max_nnz".into(),
+        });
+    }
+    let target = format.unwrap_or(info.format);
+    check_indptr_claim(&schema, &info.shape, target, nnz, limits)?;
     let value_field = schema.field(ndim);
     let value_array = table.column(ndim);
     let Some(vt) = value_type(value_field.data_type()) else {
@@ -587,7 +728,6 @@ pub fn coo_table_to_sparse(
             ),
         });
     };
-    let target = format.unwrap_or(info.format);
     if matches!(target, SparseFormat::Csr | SparseFormat::Csc) && ndim == 2 {
         let fast = crate::dispatch_index!(it, I => csx_from_columns::<I>(table, &info, target, it, vt, values.clone()));
         if let Some(t) = fast {
@@ -597,7 +737,6 @@ pub fn coo_table_to_sparse(
     let identity = |order: &[usize]| order.iter().copied().eq(0..order.len());
     if target == SparseFormat::Csf
         && ndim >= 2
-        && it == info.index_type
         && (info.format != SparseFormat::Csf || info.axis_order.as_deref().is_none_or(identity))
     {
         let fast = crate::dispatch_index!(it, I => csf_from_columns::<I>(table, &info, it, vt, values.clone()));
@@ -662,9 +801,29 @@ pub fn coo_table_to_sparse(
     .with_dim_names(info.dim_names.clone())?;
     debug_assert_eq!(coo.nnz(), nnz);
     if target == SparseFormat::Coo {
-        return Ok(coo);
+        // The coordinates in the narrowest type that holds them, as a conversion to COO
+        // picks (the columns' type holds the widest coordinate only).
+        let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
+        let t = IndexType::narrowest_for(max_dim.max(nnz as u64).max(ndim as u64));
+        if t == it {
+            return Ok(coo);
+        }
+        let SparseIndex::Coo(c) = coo.index() else {
+            return Ok(coo);
+        };
+        let Some(indices) = cast_index(c.indices(), t) else {
+            return Ok(coo);
+        };
+        let index = CooIndex::with_flag(indices, ndim, c.order(), c.is_canonical())?;
+        return SparseTensor::from_converted_parts(
+            vt,
+            info.shape.clone(),
+            values,
+            SparseIndex::Coo(index),
+        )?
+        .with_dim_names(info.dim_names.clone());
     }
-    let mut options = ConvertOptions::default().with_index_type(info.index_type);
+    let mut options = ConvertOptions::default().with_limits(*limits);
     if target == SparseFormat::Csf {
         if let Some(order) = info
             .axis_order
@@ -675,6 +834,48 @@ pub fn coo_table_to_sparse(
         }
     }
     convert::convert(&coo, target, &options)
+}
+
+/// Refuses a CSR/CSC result whose indptr, `shape[k] + 1` entries for the compressed
+/// dimension `k` of the shape the metadata claims, would be longer than both
+/// [`Limits::max_index_len`] and what the table's `nnz` rows back (`nnz + 1`).
+fn check_indptr_claim(
+    schema: &Schema,
+    shape: &[usize],
+    target: SparseFormat,
+    nnz: usize,
+    limits: &Limits,
+) -> Result<()> {
+    let k = match (target, shape.len()) {
+        (SparseFormat::Csr, 2) => 0,
+        (SparseFormat::Csc, 2) => 1,
+        _ => return Ok(()),
+    };
+    let Some(&size) = shape.get(k) else {
+        return Ok(());
+    };
+    let len = size.saturating_add(1);
+    let limit = limits.max_index_len.max(nnz.saturating_add(1));
+    if len > limit {
+        let column = schema
+            .fields()
+            .get(k)
+            .map_or_else(|| format!("dim_{k}"), |f| f.name().clone());
+        return fail(ErrorKind::ColumnLimitExceeded {
+            column,
+            what: format!(
+                "indptr length of the {} result (size {size} of dimension {k}, claimed by the {COO_TABLE_KEY} metadata, plus one)",
+                target.name()
+            ),
+            value: len as u64,
+            limit: limit as u64,
+            rule: format!(
+                "Limits::max_index_len ({}), or the {nnz} rows plus one it backs",
+                limits.max_index_len
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// A CSR (CSC) tensor straight from a table whose row (column) coordinates are
@@ -696,36 +897,49 @@ fn csx_from_columns<I: NativeIndex>(
     };
     let major = index_column(table, compressed, it)?;
     let minor = index_column(table, other, it)?;
-    let n = info.shape[compressed];
+    let n = *info.shape.get(compressed)?;
     let nnz = table.num_rows();
-    let keys = major.values::<I>()?;
-    // indptr[i + 1] = number of entries with key <= i; keys must be non-decreasing and < n.
-    let mut indptr: Vec<I> = Vec::with_capacity(n + 1);
-    indptr.push(I::from_u64(0)?);
-    let mut prev = 0usize;
+    let keys = major.values::<I>()?.get(..nnz)?;
+    // The result's index type: the narrowest that holds the sizes, indptr's length and
+    // nnz, as a conversion picks by default (the columns hold coordinates only).
+    let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
+    let f = IndexType::narrowest_for(max_dim.max(n as u64 + 1).max(nnz as u64));
+    // The other column as the indices (no copy when the types agree; values that do not
+    // fit go the general way, which reports them).
+    let minor = cast_index(&minor, f)?;
+    let indptr = crate::dispatch_index!(f, F => counted_indptr::<I, F>(keys, n)?);
+    let index = crate::CsxIndex::new(axis, indptr, minor);
+    // Unsorted or repeated indices within a row, or any coordinate outside the shape: the
+    // general path sorts, sums or reports them by column and row.
+    let t = SparseTensor::try_new(vt, info.shape.clone(), values, SparseIndex::Csx(index)).ok()?;
+    Some(t.with_dim_names(info.dim_names.clone()))
+}
+
+/// The indptr (`n + 1` entries of type `F`) of non-decreasing keys below `n`: entry `i + 1`
+/// counts the keys up to `i`. `None` when a key decreases, is negative or is `n` or more.
+/// `n + 1` is within [`Limits::max_index_len`] or the keys plus one (checked by the caller).
+fn counted_indptr<I: NativeIndex, F: NativeIndex>(keys: &[I], n: usize) -> Option<IndexArray> {
+    let nnz = keys.len();
+    let mut indptr: Vec<F> = Vec::with_capacity(n.checked_add(1)?);
+    indptr.push(F::usize_as(0));
+    let mut rest = keys.iter().map(|k| usize::try_from(k.as_index()).ok());
+    let mut next = rest.next();
     let mut k = 0usize;
     for i in 0..n {
-        while k < nnz {
-            let key = usize::try_from(keys[k].as_index()).ok()?;
-            if key < prev {
+        while let Some(key) = next {
+            let key = key?;
+            if key < i {
                 return None;
             }
             if key != i {
                 break;
             }
-            prev = key;
             k += 1;
+            next = rest.next();
         }
-        indptr.push(I::from_u64(k as u64)?);
+        indptr.push(F::usize_as(k));
     }
-    if k != nnz {
-        return None;
-    }
-    let index = crate::CsxIndex::new(axis, IndexArray::from_vec(indptr), minor);
-    Some(
-        SparseTensor::try_new(vt, info.shape.clone(), values, SparseIndex::Csx(index))
-            .and_then(|t| t.with_dim_names(info.dim_names.clone())),
-    )
+    (k == nnz).then(|| IndexArray::from_vec(indptr))
 }
 
 /// Coordinate column `d` of a table as an index array of type `it`, sharing the column's
@@ -745,10 +959,25 @@ fn index_column(table: &RecordBatch, d: usize, it: IndexType) -> Option<IndexArr
 /// increase in row-major order and lie inside the shape, as [`sparse_to_coo_table`] writes
 /// a CSF tensor: one pass over the rows opens a node at every level from the first
 /// coordinate that differs from the row before; the last coordinate column and the values
-/// column are the leaf level and the values as they are (no copies). Valid by
-/// construction. `None` when the columns are not so (the general path then reports or
-/// sorts them).
+/// column are the leaf level and the values as they are (no copies when the column type is
+/// the result's index type, the narrowest that holds the sizes, nnz and every indptr's
+/// length, as a conversion picks by default). Valid by construction. `None` when the
+/// columns are not so (the general path then reports or sorts them).
 fn csf_from_columns<I: NativeIndex>(
+    table: &RecordBatch,
+    info: &CooTableInfo,
+    it: IndexType,
+    vt: crate::ValueType,
+    values: Buffer,
+) -> Option<Result<SparseTensor>> {
+    let nnz = table.num_rows();
+    let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
+    let f = IndexType::narrowest_for(max_dim.max(nnz as u64));
+    crate::dispatch_index!(f, F => csf_from_columns_as::<I, F>(table, info, it, vt, values))
+}
+
+/// [`csf_from_columns`] with the result's index arrays of type `F`.
+fn csf_from_columns_as<I: NativeIndex, F: NativeIndex>(
     table: &RecordBatch,
     info: &CooTableInfo,
     it: IndexType,
@@ -762,7 +991,7 @@ fn csf_from_columns<I: NativeIndex>(
         .collect::<Option<_>>()?;
     let cols: Vec<&[I]> = columns
         .iter()
-        .map(|c| c.values::<I>())
+        .map(|c| c.values::<I>().and_then(|v| v.get(..nnz)))
         .collect::<Option<_>>()?;
     let bounds: Vec<I> = info
         .shape
@@ -770,48 +999,59 @@ fn csf_from_columns<I: NativeIndex>(
         .map(|&n| I::from_u64(n.checked_sub(1)? as u64))
         .collect::<Option<_>>()?;
     let zero = I::from_u64(0)?;
-    let last = ndim - 1;
-    let mut indices: Vec<Vec<I>> = vec![Vec::new(); last];
-    let mut indptr: Vec<Vec<I>> = vec![Vec::new(); last];
+    let last = ndim.checked_sub(1)?;
+    let mut indices: Vec<Vec<F>> = vec![Vec::new(); last];
+    let mut indptr: Vec<Vec<F>> = vec![Vec::new(); last];
     for i in 0..nnz {
         // The first level at which row i differs from row i - 1 (0 for the first row).
         let mut d = 0;
         if i > 0 {
-            while d < last && cols[d][i] == cols[d][i - 1] {
+            let at = |d: usize| -> Option<(I, I)> {
+                let c = cols.get(d)?;
+                Some((*c.get(i)?, *c.get(i - 1)?))
+            };
+            while d < last && at(d).is_some_and(|(a, b)| a == b) {
                 d += 1;
             }
-            if cols[d][i] <= cols[d][i - 1] {
+            let (a, b) = at(d)?;
+            if a <= b {
                 return None;
             }
         }
         for k in d..ndim {
-            let v = cols[k][i];
-            if v < zero || v > bounds[k] {
+            let v = *cols.get(k)?.get(i)?;
+            if v < zero || v > *bounds.get(k)? {
                 return None;
             }
             if k < last {
-                indices[k].push(v);
+                indices.get_mut(k)?.push(F::usize_as(v.as_usize()));
                 // The new node's children start where the next level now ends.
                 let next = if k + 1 < last {
-                    indices[k + 1].len()
+                    indices.get(k + 1)?.len()
                 } else {
                     i
                 };
-                indptr[k].push(I::from_u64(next as u64)?);
+                indptr.get_mut(k)?.push(F::from_u64(next as u64)?);
             }
         }
     }
     for k in 0..last {
         let end = if k + 1 < last {
-            indices[k + 1].len()
+            indices.get(k + 1)?.len()
         } else {
             nnz
         };
-        indptr[k].push(I::from_u64(end as u64)?);
+        indptr.get_mut(k)?.push(F::from_u64(end as u64)?);
+    }
+    // A conversion would pick a wider type for an indptr longer than the type holds.
+    let longest_ptr = indptr.iter().map(Vec::len).max().unwrap_or(0) as u64;
+    let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
+    if IndexType::narrowest_for(max_dim.max(nnz as u64).max(longest_ptr)) != F::TYPE {
+        return None;
     }
     let mut level_indices: Vec<IndexArray> =
         indices.into_iter().map(IndexArray::from_vec).collect();
-    level_indices.push(columns.pop()?);
+    level_indices.push(cast_index(&columns.pop()?, F::TYPE)?);
     let index = crate::CsfIndex::new(
         (0..ndim).collect(),
         indptr.into_iter().map(IndexArray::from_vec).collect(),
@@ -887,7 +1127,10 @@ fn interleave<I: NativeIndex>(
             let n = per.min(nnz - start);
             let (block, tail) = std::mem::take(&mut rest).split_at_mut(n * ndim);
             rest = tail;
-            let mine: Vec<&[I]> = cols.iter().map(|c| &c[start..start + n]).collect();
+            let mine: Vec<&[I]> = cols
+                .iter()
+                .map(|c| c.get(start..start + n).unwrap_or_default())
+                .collect();
             starts.push(start);
             start += n;
             let mut job = move || interleave_and_scan(block, &mine, shape, scan);
@@ -944,11 +1187,17 @@ fn interleave_and_scan<I: NativeIndex>(
     let mut r0 = 0;
     while r0 < total {
         let r1 = (r0 + rows).min(total);
-        let part: Vec<&[I]> = cols.iter().map(|c| &c[r0..r1]).collect();
-        interleave_block(&mut out[r0 * ndim..r1 * ndim], &part);
+        let part: Vec<&[I]> = cols
+            .iter()
+            .map(|c| c.get(r0..r1).unwrap_or_default())
+            .collect();
+        if let Some(block) = out.get_mut(r0 * ndim..r1 * ndim) {
+            interleave_block(block, &part);
+        }
         // The block's rows and the pair straddling the block before.
         let from = r0.saturating_sub(1) * ndim;
-        let (b, inc) = kernels::coo_row_major_scan(&out[from..r1 * ndim], shape, true);
+        let rows = out.get(from..r1 * ndim).unwrap_or_default();
+        let (b, inc) = kernels::coo_row_major_scan(rows, shape, true);
         in_bounds &= b;
         increasing &= inc;
         r0 = r1;

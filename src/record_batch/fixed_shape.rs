@@ -7,6 +7,7 @@
 use super::arrays::{data_type, primitive_array, primitive_bytes};
 use super::extension::{inverse_permutation, permute_to_logical, FixedShapeTensorType};
 use crate::error::{fail, ErrorKind, Result};
+use crate::Limits;
 use crate::{row_major_strides, Tensor};
 use arrow_array::{Array, ArrayRef, FixedSizeListArray, RecordBatch};
 use arrow_schema::{Field, Schema};
@@ -135,8 +136,8 @@ pub fn tensor_to_fixed_shape(
     };
     let vt = tensor.value_type();
     let w = vt.byte_width();
-    let cell_shape = &tensor.shape()[cell_from..];
-    let cell_names = &tensor.dim_names()[cell_from..];
+    let cell_shape = tensor.shape().get(cell_from..).unwrap_or_default();
+    let cell_names = tensor.dim_names().get(cell_from..).unwrap_or_default();
     let rows_dim_name = tensor
         .dim_names()
         .first()
@@ -160,10 +161,13 @@ pub fn tensor_to_fixed_shape(
         }
         Some(perm) => {
             // Physical dimension i is logical cell dimension perm[i].
-            let physical: Vec<usize> = perm.iter().map(|&l| cell_shape[l]).collect();
+            let physical: Vec<usize> = perm
+                .iter()
+                .filter_map(|&l| cell_shape.get(l).copied())
+                .collect();
             let mut ty = FixedShapeTensorType::new(vt, physical);
             if named {
-                ty = ty.with_dim_names(perm.iter().map(|&l| cell_names[l].clone()))?;
+                ty = ty.with_dim_names(perm.iter().filter_map(|&l| cell_names.get(l).cloned()))?;
             }
             // The spec's permutation maps logical to physical: its inverse.
             ty = ty.with_permutation(inverse_permutation(&perm))?;
@@ -187,17 +191,20 @@ pub fn tensor_to_fixed_shape(
 /// first axis must also be outermost.
 fn kept_permutation(tensor: &Tensor, cell_from: usize) -> Result<Vec<usize>> {
     let w = tensor.value_type().byte_width();
-    let shape = &tensor.shape()[cell_from..];
-    let strides = &tensor.strides()[cell_from..];
+    let shape = tensor.shape().get(cell_from..).unwrap_or_default();
+    let strides = tensor.strides().get(cell_from..).unwrap_or_default();
     // Whether the cells are stored with their dimensions in `order` (outermost first);
     // dimensions of size 1, whose stride does not matter, fit anywhere.
     let fits = |order: &[usize]| {
-        let physical: Vec<usize> = order.iter().map(|&l| shape[l]).collect();
+        let physical: Vec<usize> = order
+            .iter()
+            .filter_map(|&l| shape.get(l).copied())
+            .collect();
         let expected = row_major_strides(&physical, w);
         order
             .iter()
             .zip(&expected)
-            .all(|(&l, &e)| shape[l] == 1 || strides[l] == e)
+            .all(|(&l, &e)| shape.get(l) == Some(&1) || strides.get(l) == Some(&e))
     };
     // Row-major cells need no permutation, and column-major cells keep the reversed order
     // (an involution, which every reader handles alike) even when dimensions of size 1
@@ -212,12 +219,18 @@ fn kept_permutation(tensor: &Tensor, cell_from: usize) -> Result<Vec<usize>> {
         // Outermost first; dimensions of size 1 keep their place relative to each other.
         let mut perm: Vec<usize> = (0..shape.len()).collect();
         perm.sort_by(|&a, &b| {
-            let key = |d: usize| if shape[d] == 1 { 0 } else { strides[d] };
+            let key = |d: usize| {
+                if shape.get(d) == Some(&1) {
+                    0
+                } else {
+                    strides.get(d).copied().unwrap_or(0)
+                }
+            };
             key(b).cmp(&key(a)).then(a.cmp(&b))
         });
         perm
     };
-    let physical: Vec<usize> = perm.iter().map(|&l| shape[l]).collect();
+    let physical: Vec<usize> = perm.iter().filter_map(|&l| shape.get(l).copied()).collect();
     let contiguous = fits(&perm);
     let cell_bytes = physical.iter().product::<usize>() * w;
     let outer_ok = cell_from == 0
@@ -255,8 +268,22 @@ fn column_of<'a>(field: &Field, array: &'a dyn Array) -> Result<&'a FixedSizeLis
 /// A fixed-shape tensor column as one tensor of shape `[rows, *cell shape]` (logical cell
 /// shape, names from the metadata), without copying: the tensor's strides follow the
 /// column's permutation. A null cell or value is an error naming the column and row.
+/// Under [`Limits::default`]: see [`fixed_shape_to_tensor_with`].
 pub fn fixed_shape_to_tensor(field: &Field, array: &dyn Array) -> Result<Tensor> {
+    fixed_shape_to_tensor_with(field, array, &Limits::default())
+}
+
+/// [`fixed_shape_to_tensor`] under `limits`: a cell shape whose rank (plus the rows' axis)
+/// is over [`Limits::max_rank`] is an [`ErrorKind::ColumnLimitExceeded`], and one that
+/// claims more values than the storage holds an [`ErrorKind::InvalidColumn`], both naming
+/// the column.
+pub fn fixed_shape_to_tensor_with(
+    field: &Field,
+    array: &dyn Array,
+    limits: &Limits,
+) -> Result<Tensor> {
     let ty = FixedShapeTensorType::from_field(field)?;
+    check_rank(field, ty.shape().len(), limits)?;
     let list = column_of(field, array)?;
     check_storage(field, list, &ty)?;
     let vt = ty.value_type();
@@ -294,17 +321,40 @@ pub fn fixed_shape_to_tensor(field: &Field, array: &dyn Array) -> Result<Tensor>
 }
 
 /// Each row of a fixed-shape tensor column as its own tensor (logical cell shape, no
-/// copy: every tensor is a slice of the column's values buffer).
+/// copy: every tensor is a slice of the column's values buffer). Under
+/// [`Limits::default`]: see [`fixed_shape_cells_with`].
 pub fn fixed_shape_cells(field: &Field, array: &dyn Array) -> Result<Vec<Tensor>> {
-    let whole = fixed_shape_to_tensor(field, array)?;
+    fixed_shape_cells_with(field, array, &Limits::default())
+}
+
+/// [`fixed_shape_cells`] under `limits` (as [`fixed_shape_to_tensor_with`]); cells without
+/// values back no memory, so more rows of them than [`Limits::max_index_len`] are an
+/// [`ErrorKind::ColumnLimitExceeded`].
+pub fn fixed_shape_cells_with(
+    field: &Field,
+    array: &dyn Array,
+    limits: &Limits,
+) -> Result<Vec<Tensor>> {
+    let whole = fixed_shape_to_tensor_with(field, array, limits)?;
     let vt = whole.value_type();
     let size = whole.strides().first().copied().unwrap_or(0);
-    let shape = whole.shape()[1..].to_vec();
-    let strides = whole.strides()[1..].to_vec();
-    let names = whole.dim_names()[1..].to_vec();
+    let shape = whole.shape().get(1..).unwrap_or_default().to_vec();
+    let strides = whole.strides().get(1..).unwrap_or_default().to_vec();
+    let names = whole.dim_names().get(1..).unwrap_or_default().to_vec();
     let named = names.iter().any(|n| !n.is_empty());
-    let cell_bytes = shape.iter().product::<usize>() * vt.byte_width();
-    (0..whole.shape()[0])
+    let rows = whole.shape().first().copied().unwrap_or(0);
+    let cell_len = shape.iter().product::<usize>();
+    if cell_len == 0 && rows > limits.max_index_len {
+        return fail(ErrorKind::ColumnLimitExceeded {
+            column: field.name().clone(),
+            what: "rows of cells without values".into(),
+            value: rows as u64,
+            limit: limits.max_index_len as u64,
+            rule: "Limits::max_index_len (empty cells back no memory)".into(),
+        });
+    }
+    let cell_bytes = cell_len * vt.byte_width();
+    (0..rows)
         .map(|row| {
             let data = whole.data().slice_with_length(row * size, cell_bytes);
             let t = Tensor::try_new(vt, shape.clone(), strides.clone(), data)?;
@@ -317,7 +367,22 @@ pub fn fixed_shape_cells(field: &Field, array: &dyn Array) -> Result<Vec<Tensor>
         .collect()
 }
 
-/// The storage matches the type: list item type and size.
+/// A tensor of the cells' rank plus the rows' axis is within [`Limits::max_rank`].
+fn check_rank(field: &Field, cell_rank: usize, limits: &Limits) -> Result<()> {
+    let rank = cell_rank.saturating_add(1);
+    if rank > limits.max_rank {
+        return fail(ErrorKind::ColumnLimitExceeded {
+            column: field.name().clone(),
+            what: "rank of the tensor (the rows, then the cell shape of the fixed_shape_tensor metadata)".into(),
+            value: rank as u64,
+            limit: limits.max_rank as u64,
+            rule: "Limits::max_rank".into(),
+        });
+    }
+    Ok(())
+}
+
+/// The storage matches the type: list item type and size, and values for every cell.
 fn check_storage(
     field: &Field,
     list: &FixedSizeListArray,
@@ -342,6 +407,15 @@ fn check_storage(
             "values of type {}, the field says {}",
             list.values().data_type(),
             ty.value_type()
+        ));
+    }
+    let needed = list.len().checked_mul(want);
+    if needed.is_none_or(|n| n > list.values().len()) {
+        return bad(format!(
+            "{} rows of cells of shape {:?} ({want} values each) and {} values",
+            list.len(),
+            ty.shape(),
+            list.values().len()
         ));
     }
     Ok(())

@@ -37,12 +37,13 @@ impl InputKind {
             return InputKind::IpcFile;
         }
         let mut rest = bytes;
-        if rest.starts_with(&[0xFF; 4]) {
-            rest = &rest[4..];
+        if let Some(after) = rest.strip_prefix(&[0xFF; 4]) {
+            rest = after;
         }
         let Some(len) = rest
             .get(..4)
-            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(i32::from_le_bytes)
         else {
             return InputKind::TensorMessages;
         };
@@ -245,7 +246,9 @@ impl IpcBatches {
             });
         };
         let mut trailer = [0u8; 10];
-        trailer.copy_from_slice(&data[trailer_at..]);
+        if let Some(bytes) = data.get(trailer_at..) {
+            trailer.copy_from_slice(bytes);
+        }
         let footer_len = arrow_ipc::reader::read_footer_length(trailer)?;
         let Some(footer_at) = trailer_at.checked_sub(footer_len) else {
             return fail(ErrorKind::Truncated {
@@ -254,7 +257,7 @@ impl IpcBatches {
                 available: trailer_at as u64,
             });
         };
-        let footer = arrow_ipc::root_as_footer(&data[footer_at..trailer_at])
+        let footer = arrow_ipc::root_as_footer(data.get(footer_at..trailer_at).unwrap_or_default())
             .map_err(ErrorKind::InvalidFlatbuffer)?;
         let Some(fb_schema) = footer.schema() else {
             return fail(ErrorKind::MissingField("Footer.schema"));
@@ -274,7 +277,7 @@ impl IpcBatches {
                         .and_then(|x| x.checked_add(n))
                         .is_some_and(|end| end <= footer_at) =>
                 {
-                    let block = &data[o..o + m + n];
+                    let block = data.get(o..o + m + n).unwrap_or_default();
                     if check_message(block, o, &mut widths.clone())?.is_none_or(|len| len > m + n) {
                         return fail(ErrorKind::Truncated {
                             part: "Arrow IPC file block",
@@ -330,7 +333,8 @@ fn check_message(
     let word = |o: usize| {
         bytes
             .get(o..o + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(u32::from_le_bytes)
     };
     let Some(first) = word(0) else {
         return Ok(None);

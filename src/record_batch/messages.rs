@@ -2,14 +2,18 @@
 //! record batches back to tensor messages ([`batch_to_messages`]).
 
 use super::coo_table::{
-    coo_table_to_sparse, dense_to_coo_table, sparse_to_coo_table, COO_TABLE_KEY,
+    coo_table_to_sparse_with, dense_to_coo_table, sparse_to_coo_table, COO_TABLE_KEY,
 };
 use super::extension::{extension_name, FIXED_SHAPE_TENSOR, VARIABLE_SHAPE_TENSOR};
-use super::fixed_shape::{fixed_shape_cells, fixed_shape_to_tensor, tensor_to_fixed_shape};
+use super::fixed_shape::{
+    fixed_shape_cells_with, fixed_shape_to_tensor_with, tensor_to_fixed_shape,
+};
 use super::fixed_shape::{FixedShapeOptions, Rows};
-use super::variable_shape::{check_fits, tensors_to_variable_shape, variable_shape_to_tensors};
+use super::variable_shape::{
+    check_fits, tensors_to_variable_shape, variable_shape_to_tensors_with,
+};
 use crate::error::{fail, ErrorKind, Result};
-use crate::{Message, SparseFormat, Tensor};
+use crate::{Limits, Message, SparseFormat, Tensor};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
@@ -191,6 +195,9 @@ pub struct MessageOptions {
     pub rows: Rows,
     /// COO tables: the layout of the messages (default: the recorded layout).
     pub format: Option<SparseFormat>,
+    /// What the batch's metadata may claim (ranks, shapes, the index arrays a COO table's
+    /// layout needs): see the `_with` readers. Default [`Limits::default`].
+    pub limits: Limits,
 }
 
 impl MessageOptions {
@@ -206,6 +213,12 @@ impl MessageOptions {
         self
     }
 
+    /// Sets [`MessageOptions::limits`].
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// Sets [`MessageOptions::format`].
     pub fn with_format(mut self, format: SparseFormat) -> Self {
         self.format = Some(format);
@@ -218,7 +231,12 @@ impl MessageOptions {
 pub fn batch_to_messages(batch: &RecordBatch, options: &MessageOptions) -> Result<Vec<Message>> {
     let schema = batch.schema();
     if schema.metadata().contains_key(COO_TABLE_KEY) && options.column.is_none() {
-        return Ok(vec![coo_table_to_sparse(batch, options.format)?.into()]);
+        return Ok(vec![coo_table_to_sparse_with(
+            batch,
+            options.format,
+            &options.limits,
+        )?
+        .into()]);
     }
     let tensor_columns: Vec<usize> = schema
         .fields()
@@ -268,16 +286,22 @@ pub fn batch_to_messages(batch: &RecordBatch, options: &MessageOptions) -> Resul
     let array = batch.column(index);
     match extension_name(field) {
         Some(FIXED_SHAPE_TENSOR) => Ok(match options.rows {
-            Rows::FirstAxis => vec![fixed_shape_to_tensor(field, array)?.into()],
-            Rows::Whole => fixed_shape_cells(field, array)?
+            Rows::FirstAxis => {
+                vec![fixed_shape_to_tensor_with(field, array, &options.limits)?.into()]
+            }
+            Rows::Whole => fixed_shape_cells_with(field, array, &options.limits)?
                 .into_iter()
                 .map(Message::from)
                 .collect(),
         }),
-        Some(VARIABLE_SHAPE_TENSOR) => Ok(variable_shape_to_tensors(field, array)?
-            .into_iter()
-            .map(Message::from)
-            .collect()),
+        Some(VARIABLE_SHAPE_TENSOR) => {
+            Ok(
+                variable_shape_to_tensors_with(field, array, &options.limits)?
+                    .into_iter()
+                    .map(Message::from)
+                    .collect(),
+            )
+        }
         other => fail(ErrorKind::InvalidColumn {
             column: field.name().clone(),
             reason: format!(

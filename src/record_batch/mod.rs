@@ -13,9 +13,29 @@
 //!   messages ([`batch_to_messages`]);
 //! - Arrow IPC streams and files through arrow-ipc ([`IpcWriter`], [`IpcBatches`]).
 //!
+//! # Untrusted batches
+//! Every reader takes [`Limits`](crate::Limits): the plain functions
+//! ([`coo_table_to_sparse`], [`fixed_shape_to_tensor`], [`fixed_shape_cells`],
+//! [`variable_shape_to_tensors`]) apply [`Limits::default`](crate::Limits::default), their
+//! `_with` variants the limits given, and [`batch_to_messages`] those of
+//! [`MessageOptions::limits`]. What the metadata claims (shapes, ranks, axis orders, index
+//! types) is checked against the limits and against what the columns hold before anything
+//! is allocated from it; a claim that fails is an
+//! [`ErrorKind::ColumnLimitExceeded`](crate::ErrorKind::ColumnLimitExceeded) or
+//! [`ErrorKind::InvalidColumn`](crate::ErrorKind::InvalidColumn) naming the column.
+//!
 //! What it writes, pyarrow 26 and arrow-rs 60 both read: non-nullable list items,
 //! `"shape"`, `"dim_names"` only when set, `"permutation"` only for a kept layout, no
 //! nulls in the metadata. It reads what either writes (see [`FixedShapeTensorType`]).
+
+// Record batches come from strangers: no panicking shortcuts (enforced by clippy in CI;
+// a module's own tests are exempt).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod arrays;
 mod coo_table;
@@ -26,18 +46,19 @@ mod messages;
 mod variable_shape;
 
 pub use coo_table::{
-    coo_table_to_sparse, dense_to_coo_table, sparse_to_coo_table, CooTableInfo, COO_TABLE_KEY,
-    VALUE_COLUMN,
+    coo_table_to_sparse, coo_table_to_sparse_with, coordinate_type, dense_to_coo_table,
+    sparse_to_coo_table, CooTableInfo, COO_TABLE_KEY, VALUE_COLUMN,
 };
 pub use extension::{
     FixedShapeTensorType, VariableShapeTensorType, FIXED_SHAPE_TENSOR, VARIABLE_SHAPE_TENSOR,
 };
 pub use fixed_shape::{
-    fixed_shape_cells, fixed_shape_to_tensor, tensor_to_fixed_shape, FixedShapeColumn,
-    FixedShapeOptions, Layout, Rows, ROWS_DIM_NAME_KEY,
+    fixed_shape_cells, fixed_shape_cells_with, fixed_shape_to_tensor, fixed_shape_to_tensor_with,
+    tensor_to_fixed_shape, FixedShapeColumn, FixedShapeOptions, Layout, Rows, ROWS_DIM_NAME_KEY,
 };
 pub use ipc::{InputKind, IpcBatches, IpcFormat, IpcWriter};
 pub use messages::{batch_to_messages, BatchBuilder, MessageOptions, TableFormat, TENSOR_COLUMN};
 pub use variable_shape::{
-    tensors_to_variable_shape, variable_shape_to_tensors, VariableShapeColumn,
+    tensors_to_variable_shape, variable_shape_to_tensors, variable_shape_to_tensors_with,
+    VariableShapeColumn,
 };

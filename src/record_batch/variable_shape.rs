@@ -4,6 +4,7 @@
 use super::arrays::{data_type, first_null, primitive_array, primitive_bytes};
 use super::extension::{permute_to_logical, VariableShapeTensorType};
 use crate::error::{fail, ErrorKind, Result};
+use crate::Limits;
 use crate::{row_major_strides, Tensor};
 use arrow_array::{
     Array, ArrayRef, FixedSizeListArray, Int32Array, ListArray, RecordBatch, StructArray,
@@ -157,10 +158,33 @@ pub(crate) fn check_fits(first: &Tensor, t: &Tensor, which: &str) -> Result<()> 
 /// Each row of a variable-shape tensor column as a tensor (logical shape and names, strides
 /// from the permutation), without copying: every tensor is a slice of the column's values
 /// buffer. A null cell, shape or value, a negative size, or a shape whose element count is
-/// not the row's value count is an error naming the column and row.
+/// not the row's value count is an error naming the column and row. Under
+/// [`Limits::default`]: see [`variable_shape_to_tensors_with`].
 pub fn variable_shape_to_tensors(field: &Field, array: &dyn Array) -> Result<Vec<Tensor>> {
+    variable_shape_to_tensors_with(field, array, &Limits::default())
+}
+
+/// [`variable_shape_to_tensors`] under `limits`: a rank (the storage's shape list size)
+/// over [`Limits::max_rank`] is an [`ErrorKind::ColumnLimitExceeded`] naming the column,
+/// checked before anything is allocated from it; a shape cell that claims more (or fewer)
+/// elements than its row's values is an [`ErrorKind::InvalidColumn`] naming the column and
+/// row.
+pub fn variable_shape_to_tensors_with(
+    field: &Field,
+    array: &dyn Array,
+    limits: &Limits,
+) -> Result<Vec<Tensor>> {
     let ty = VariableShapeTensorType::from_field(field)?;
     let column = field.name();
+    if ty.ndim() > limits.max_rank {
+        return fail(ErrorKind::ColumnLimitExceeded {
+            column: column.clone(),
+            what: "rank of the cells (the size of the storage's shape lists)".into(),
+            value: ty.ndim() as u64,
+            limit: limits.max_rank as u64,
+            rule: "Limits::max_rank".into(),
+        });
+    }
     let bad = |reason: String| {
         crate::Error::from(ErrorKind::InvalidColumn {
             column: column.clone(),
@@ -229,9 +253,14 @@ pub fn variable_shape_to_tensors(field: &Field, array: &dyn Array) -> Result<Vec
     let mut out = Vec::with_capacity(strukt.len());
     for row in 0..strukt.len() {
         let start = row * ndim;
-        let physical: Vec<usize> = sizes
-            .get(start..start + ndim)
-            .unwrap_or(&[])
+        let physical: Vec<usize> = start
+            .checked_add(ndim)
+            .and_then(|end| sizes.get(start..end))
+            .ok_or_else(|| {
+                bad(format!(
+                    "row {row}: its shape cell holds fewer than {ndim} sizes"
+                ))
+            })?
             .iter()
             .map(|&d| usize::try_from(d))
             .collect::<std::result::Result<_, _>>()
@@ -245,16 +274,30 @@ pub fn variable_shape_to_tensors(field: &Field, array: &dyn Array) -> Result<Vec
                 }
             }
         }
-        let (lo, hi) = (offsets[row] as usize, offsets[row + 1] as usize);
+        let (lo, hi) = match (offsets.get(row), offsets.get(row + 1)) {
+            (Some(&lo), Some(&hi)) => (
+                usize::try_from(lo).unwrap_or(0),
+                usize::try_from(hi).unwrap_or(0),
+            ),
+            _ => return Err(bad(format!("row {row}: no list offsets"))),
+        };
+        let have = hi
+            .checked_sub(lo)
+            .ok_or_else(|| bad(format!("row {row}: list offsets {lo}..{hi} decrease")))?;
         let count = crate::element_count(&physical).ok_or_else(|| {
             bad(format!(
                 "row {row}: element count of shape {physical:?} overflows"
             ))
         })?;
-        if hi - lo != count {
+        if have != count {
             return Err(bad(format!(
-                "row {row}: {} values for shape {physical:?} ({count} elements)",
-                hi - lo
+                "row {row}: {have} values for shape {physical:?} ({count} elements)"
+            )));
+        }
+        if hi.checked_mul(w).is_none_or(|end| end > data.len()) {
+            return Err(bad(format!(
+                "row {row}: values {lo}..{hi} beyond the {} values of the column",
+                data.len() / w.max(1)
             )));
         }
         let strides = permute_to_logical(&row_major_strides(&physical, w), ty.permutation());

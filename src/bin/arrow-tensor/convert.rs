@@ -358,6 +358,9 @@ pub fn run(
     progress: When,
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
+    // The read limits bound what record batches claim and what conversions allocate.
+    let message_options = message_options.with_limits(read_options.limits);
+    let layout = layout.map(|(format, options)| (format, options.with_limits(read_options.limits)));
     let mut source = match Source::open(input, read_options, message_options, file_options) {
         Ok(s) => s,
         Err(e) => {
