@@ -489,10 +489,11 @@ fn sprs_and_ndarray_honour_the_order() {
 }
 
 /// `CooIndex::to_row_major` and `same_coordinates` at every rank with several entries
-/// (ranks 2 and 3 and the blocked general case), across block boundaries.
+/// (the interleaving loops of ranks 2 to 8 and the blocked general case above), across
+/// block boundaries.
 #[test]
 fn to_row_major_transposes_every_rank() {
-    for ndim in 1..=6 {
+    for ndim in 1..=10 {
         for nnz in [0usize, 1, 2, 511, 512, 513, 1500] {
             let rows: Vec<Vec<usize>> = (0..nnz)
                 .map(|i| (0..ndim).map(|d| (i * 7 + d * 13) % 101).collect())

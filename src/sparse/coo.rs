@@ -228,9 +228,9 @@ impl CooIndex {
 /// Writes the row-major `nnz x ndim` matrix whose column-major form (`ndim` columns of
 /// `nnz`) is `src` into `dst` (both `nnz * ndim` long; a shorter one bounds the copy).
 ///
-/// Ranks 2 and 3 interleave their columns in one pass; higher ranks go in blocks of rows
-/// small enough for the block of `dst` to stay in cache while each column's run is
-/// written into it.
+/// Ranks 2 to 8 interleave their columns in one pass (a loop per rank, unrolled over the
+/// columns); higher ranks go in blocks of rows small enough for the block of `dst` to stay
+/// in cache while each column's run is written into it.
 pub(crate) fn columns_to_rows<I: Copy>(src: &[I], nnz: usize, ndim: usize, dst: &mut [I]) {
     /// Rows per block of the general case.
     const BLOCK_ROWS: usize = 512;
@@ -259,6 +259,11 @@ pub(crate) fn columns_to_rows<I: Copy>(src: &[I], nnz: usize, ndim: usize, dst: 
                 }
             }
         }
+        (4, ..) => interleave::<I, 4>(src, nnz, dst),
+        (5, ..) => interleave::<I, 5>(src, nnz, dst),
+        (6, ..) => interleave::<I, 6>(src, nnz, dst),
+        (7, ..) => interleave::<I, 7>(src, nnz, dst),
+        (8, ..) => interleave::<I, 8>(src, nnz, dst),
         _ => {
             let columns: Vec<&[I]> = src.chunks_exact(nnz).take(ndim).collect();
             for (b, block) in dst.chunks_mut(BLOCK_ROWS * ndim).enumerate() {
@@ -269,6 +274,20 @@ pub(crate) fn columns_to_rows<I: Copy>(src: &[I], nnz: usize, ndim: usize, dst: 
                         *x = v;
                     }
                 }
+            }
+        }
+    }
+}
+
+/// [`columns_to_rows`] for rank `N`: one pass over the rows of `dst`, each filled from the
+/// `N` columns of `src`.
+fn interleave<I: Copy, const N: usize>(src: &[I], nnz: usize, dst: &mut [I]) {
+    let columns: [&[I]; N] =
+        std::array::from_fn(|d| src.get(d * nnz..(d + 1) * nnz).unwrap_or_default());
+    for (k, row) in dst.chunks_exact_mut(N).take(nnz).enumerate() {
+        for (x, col) in row.iter_mut().zip(&columns) {
+            if let Some(&v) = col.get(k) {
+                *x = v;
             }
         }
     }
