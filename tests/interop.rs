@@ -1349,7 +1349,9 @@ fn arrow_expands_a_column_major_message_we_re_encode() {
         "kind=coo_explicit type=uint8 shape=5,5 index=uint8 canonical=0 coords_layout=col \
          coords=4,0,0,4,2,2,3,1,1,3 nzvalues=1,2,3,4,5",
     ];
-    let dense: [(ValueType, Vec<usize>, Vec<(Vec<usize>, f64)>); 3] = [
+    /// Value type, shape, and the stored (coordinates, value) pairs.
+    type Expected = (ValueType, Vec<usize>, Vec<(Vec<usize>, f64)>);
+    let dense: [Expected; 3] = [
         (
             ValueType::Int32,
             vec![3, 4],
