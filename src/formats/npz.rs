@@ -419,7 +419,8 @@ pub fn read_npz<R: Read + Seek>(mut reader: R, limits: &Limits) -> Result<Sparse
         });
         return coo_tensor(value_type, shape, values, both, CooOrder::RowMajor);
     };
-    // pydata/sparse's coords.npy is one row per dimension: a column-major matrix.
+    // coords.npy (scipy's n-d COO, pydata/sparse) is one row per dimension: a column-major
+    // matrix, kept as read (no further copy; encode writes it row-major for Arrow C++).
     coo_tensor(value_type, shape, values, coords, CooOrder::ColumnMajor)
 }
 
