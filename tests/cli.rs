@@ -1735,3 +1735,113 @@ fn convert_one_shape_gives_one_coo_table_schema() {
         &["message 1", "[512,512]", "[512,256]"],
     );
 }
+/// The example, (0,1) (1,0) (1,3) (2,3) in a 3 x 4 int32 tensor, with its
+/// coordinates stored column-major (`indicesStrides [4, 16]`).
+fn column_major_coo() -> SparseTensor {
+    use arrow_tensor_ipc::{CooIndex, CooOrder, IndexArray, SparseIndex};
+    let index = CooIndex::with_order(
+        IndexArray::from_vec(vec![0i32, 1, 1, 2, 1, 0, 3, 3]),
+        2,
+        CooOrder::ColumnMajor,
+    )
+    .unwrap();
+    SparseTensor::try_new(
+        ValueType::Int32,
+        vec![3, 4],
+        Buffer::from_vec(vec![10i32, 20, 30, 40]),
+        SparseIndex::Coo(index),
+    )
+    .unwrap()
+}
+
+#[test]
+fn convert_column_major_coo_to_a_coo_table() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
+    let input = TempFile::with_bytes(
+        "coo-col",
+        &stream(&[column_major_coo().into()], non_arrow()),
+    );
+    let table = TempFile::new("coo-col-table");
+    let out = run(
+        &["convert", "--format", "coo-table"],
+        &[input.path(), table.path()],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let reader =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(table.bytes()), None)
+            .unwrap();
+    let batches: Vec<_> = reader.collect::<Result<_, _>>().unwrap();
+    assert_eq!(batches.len(), 1);
+    let column = |i: usize| -> Vec<i32> {
+        batches[0]
+            .column(i)
+            .as_primitive::<Int32Type>()
+            .values()
+            .to_vec()
+    };
+    assert_eq!(column(0), vec![0, 1, 1, 2], "dim_0");
+    assert_eq!(column(1), vec![1, 0, 3, 3], "dim_1");
+    assert_eq!(column(2), vec![10, 20, 30, 40], "values");
+
+    // And back: the same tensor.
+    let back = TempFile::new("coo-col-table-back");
+    let out = run(&["convert"], &[table.path(), back.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let decoded = decode_all(&back.bytes(), ReadOptions::strict());
+    let t = decoded[0].message.as_sparse().unwrap();
+    assert_eq!(
+        t.to_dense().unwrap().to_vec::<i32>().unwrap(),
+        vec![0, 10, 0, 0, 20, 0, 0, 30, 0, 0, 0, 40]
+    );
+}
+
+#[test]
+fn convert_writes_column_major_coo_row_major() {
+    use arrow_tensor_ipc::{CooOrder, SparseIndex};
+    let input = TempFile::with_bytes(
+        "coo-col-in",
+        &stream(&[column_major_coo().into()], non_arrow()),
+    );
+    let order = |bytes: &[u8]| -> CooOrder {
+        let d = decode_all(bytes, ReadOptions::strict());
+        match d[0].message.as_sparse().unwrap().index() {
+            SparseIndex::Coo(c) => c.order(),
+            _ => panic!("not COO"),
+        }
+    };
+    assert_eq!(order(&input.bytes()), CooOrder::ColumnMajor);
+    // Re-encoded for Arrow C++ (the default): row-major, same contents.
+    let out_file = TempFile::new("coo-col-out");
+    let out = run(&["convert"], &[input.path(), out_file.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(order(&out_file.bytes()), CooOrder::RowMajor);
+    let a = decode_all(&out_file.bytes(), ReadOptions::strict());
+    assert!(a[0]
+        .message
+        .as_sparse()
+        .unwrap()
+        .content_eq(&column_major_coo()));
+    // The text writers: one line per entry, coordinates as given.
+    let tns = TempFile::with_ext("coo-col-tns", "tns");
+    let out = run(&["convert"], &[input.path(), tns.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8(tns.bytes()).unwrap(),
+        "1 2 10\n2 1 20\n2 4 30\n3 4 40\n"
+    );
+    let mtx = TempFile::with_ext("coo-col-mtx", "mtx");
+    let out = run(&["convert"], &[input.path(), mtx.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = String::from_utf8(mtx.bytes()).unwrap();
+    assert!(
+        text.ends_with("3 4 4\n1 2 10\n2 1 20\n2 4 30\n3 4 40\n"),
+        "{text}"
+    );
+    // dump --json lists the coordinates as given.
+    let lines = dump_ok(input.path());
+    assert_eq!(
+        nested_ints(&lines[0]["coords"]),
+        vec![vec![0, 1], vec![1, 0], vec![1, 3], vec![2, 3]]
+    );
+}

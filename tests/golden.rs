@@ -204,13 +204,27 @@ fn coo_4d_example_column_major_matrix() {
         .collect();
     let expected: Vec<_> = sorted.iter().map(|(c, v)| (c.to_vec(), *v)).collect();
     assert_eq!(it, expected);
+    // Arrow-compatible (the default): written row-major, the matrix transposed, because
+    // Arrow C++'s ToTensor ignores indicesStrides.
     let back = roundtrip(&t);
+    let SparseIndex::Coo(c) = back.index() else {
+        unreachable!()
+    };
+    assert_eq!(c.order(), CooOrder::RowMajor);
+    assert!(c.is_canonical());
+    let row_major: Vec<i64> = sorted
+        .iter()
+        .flat_map(|(c, _)| c.iter().map(|&x| x as i64))
+        .collect();
+    assert_eq!(c.indices().values::<i64>().unwrap(), &row_major[..]);
+    check_contents(&back, &coo_nonzeros());
+    // Otherwise the bytes are unchanged: the message carries the matrix as given.
+    let back = roundtrip_with(&t, &WriteOptions::default().with_arrow_compatible(false));
     let SparseIndex::Coo(c) = back.index() else {
         unreachable!()
     };
     assert_eq!(c.order(), CooOrder::ColumnMajor);
     assert!(c.is_canonical());
-    // The bytes are unchanged: the message carries the matrix as given.
     assert_eq!(c.indices().values::<i64>().unwrap(), &COO_MATRIX_4X6);
     check_contents(&back, &coo_nonzeros());
 }

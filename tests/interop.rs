@@ -19,8 +19,8 @@ use arrow_buffer::Buffer;
 use arrow_tensor_ipc::__private::flatbuf as fb;
 use arrow_tensor_ipc::{
     CompressedAxis, CooIndex, CooOrder, CsfIndex, CsxIndex, DecodedMessage, IndexArray, IndexType,
-    Message, MessageIter, MessageWriter, ReadOptions, SparseIndex, SparseTensor, Tensor, ValueType,
-    WriteOptions,
+    Message, MessageIter, MessageWriter, ReadOptions, SparseFormat, SparseIndex, SparseTensor,
+    Tensor, ValueType, WriteOptions,
 };
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -934,7 +934,7 @@ fn we_write_arrow_reads() {
         let name = format!("#{i} `{}`", case.spec);
         let ours_json = ours_json(o);
         // Arrow's view of our bytes equals ours (strided sources are written row-major)...
-        if let Err(e) = compare(&name, a, &ours_json, case.arrow_dense) {
+        if let Err(e) = compare(&name, a, &ours_json, true) {
             failures.push(e);
             continue;
         }
@@ -945,7 +945,11 @@ fn we_write_arrow_reads() {
             "dense"
         };
         let float = ours_json["type"].as_str().unwrap().starts_with("float");
-        if !case.arrow_dense {
+        // We write every COO index row-major, so Arrow's ToTensor, which ignores
+        // indicesStrides, expands every one of ours right (column-major sources included).
+        let is_coo =
+            matches!(&case.ours, Message::SparseTensor(t) if t.format() == SparseFormat::Coo);
+        if !case.arrow_dense && !is_coo {
             continue;
         }
         if a[dense_key].is_null() {
@@ -1169,4 +1173,300 @@ fn arrow_rewrites_csf_it_read_with_truncated_index_buffers() {
     let text = err.to_string();
     assert!(text.contains("CSF buffer lengths"), "{text}");
     assert!(text.contains("expected 6, found 1"), "{text}");
+}
+
+// ---------------------------------------------------------------------------------------
+// COO coordinate order: Arrow C++'s ToTensor ignores indicesStrides and reads every COO
+// coordinate buffer as a row-major matrix, so we write column-major coordinates
+// transposed (with the default, Arrow-compatible options). Arrow's own expansion is the
+// judge.
+
+/// A COO tensor with column-major coordinates: distinct cells of `shape`, sorted
+/// (canonical) or shuffled, and its dense contents.
+fn column_major_coo(
+    rng: &mut Rng,
+    vt: ValueType,
+    it: IndexType,
+    shape: &[usize],
+    sorted: bool,
+) -> (SparseTensor, Vec<f64>) {
+    let total: usize = shape.iter().product();
+    let mut cells: Vec<usize> = (0..total).filter(|_| rng.below(3) == 0).collect();
+    for i in (1..cells.len()).rev() {
+        cells.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    if sorted {
+        cells.sort_unstable();
+    }
+    let vals = gen_values(rng, vt, cells.len(), 100, false);
+    let coords: Vec<Vec<usize>> = cells.iter().map(|&c| row_major_coords(shape, c)).collect();
+    let stored: Vec<usize> = (0..shape.len())
+        .flat_map(|d| coords.iter().map(move |c| c[d]))
+        .collect();
+    let index =
+        CooIndex::with_order(index_array(it, &stored), shape.len(), CooOrder::ColumnMajor).unwrap();
+    let t = SparseTensor::try_new(
+        vt,
+        shape.to_vec(),
+        Buffer::from_vec(value_bytes(vt, &vals)),
+        SparseIndex::Coo(index),
+    )
+    .unwrap();
+    let mut dense = vec![0.0; total];
+    for (&c, &v) in cells.iter().zip(&vals) {
+        dense[c] = v;
+    }
+    (t, dense)
+}
+
+/// Writes `messages` with `options` and has Arrow read them back.
+fn arrow_reads_ours(name: &str, messages: &[Message], options: WriteOptions) -> Vec<Value> {
+    let file = scratch(name);
+    let mut w = MessageWriter::new(std::fs::File::create(&file).unwrap(), options);
+    for m in messages {
+        w.write(m).unwrap();
+    }
+    w.finish().unwrap();
+    let arrow = arrow_read(&file);
+    assert_eq!(arrow.len(), messages.len(), "{name}: Arrow's message count");
+    arrow
+}
+
+/// Checks that Arrow read a row-major coordinate matrix and expanded it to `dense`.
+fn check_arrow_expansion(name: &str, a: &Value, vt: ValueType, dense: &[f64], ndim: usize) {
+    assert!(a.get("error").is_none(), "{name}: Arrow failed: {a}");
+    let w = vt_index_width(a);
+    let nnz = a["nnz"].as_u64().unwrap();
+    if nnz > 1 && ndim > 1 {
+        assert_eq!(
+            a["coords_strides"],
+            json!([ndim as i64 * w, w]),
+            "{name}: indicesStrides are not row-major"
+        );
+    }
+    let expected = json!(values_json(vt, &value_bytes(vt, dense)));
+    assert!(
+        !a["dense"].is_null(),
+        "{name}: Arrow did not expand it: {}",
+        a["dense_error"]
+    );
+    if let Some(d) = diff("dense", &a["dense"], &expected, vt.is_float()) {
+        panic!("{name}: Arrow's expansion differs from the tensor: {d}");
+    }
+}
+
+/// Byte width of the coordinate type Arrow reported.
+fn vt_index_width(a: &Value) -> i64 {
+    let name = a["index_type"].as_str().unwrap();
+    IndexType::ALL
+        .into_iter()
+        .find(|t| t.name() == name)
+        .unwrap_or_else(|| panic!("index type {name}"))
+        .byte_width() as i64
+}
+
+/// (a) Column-major COO tensors we build, encoded with the default options: Arrow's
+/// `ToTensor` gives their dense contents. Written with `arrow_compatible(false)` the
+/// column-major strides are kept, which Arrow's `ToTensor` misreads (pinned on the
+/// issue's 3 x 4 example, where it reads a coordinate outside the shape).
+#[test]
+fn arrow_expands_the_column_major_coo_we_encode() {
+    let mut rng = Rng(0x0C00_0DE5_1DEA_5EED);
+    let mut built: Vec<(SparseTensor, Vec<f64>)> = Vec::new();
+    for (k, vt) in [
+        ValueType::Int32,
+        ValueType::Float64,
+        ValueType::Int8,
+        ValueType::Float32,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (j, shape) in [&[3usize, 4][..], &[5, 4], &[3, 2, 4], &[2, 3, 2, 2], &[7]]
+            .into_iter()
+            .enumerate()
+        {
+            let it = ARROW_INDEX_TYPES[(k + j) % 7];
+            built.push(column_major_coo(&mut rng, vt, it, shape, false));
+            built.push(column_major_coo(&mut rng, vt, it, shape, true));
+        }
+    }
+    // The issue's example: (0,1) (1,0) (1,3) (2,3) in a 3 x 4 tensor.
+    let example = SparseTensor::try_new(
+        ValueType::Int32,
+        vec![3, 4],
+        Buffer::from_vec(vec![10i32, 20, 30, 40]),
+        SparseIndex::Coo(
+            CooIndex::with_order(
+                IndexArray::from_vec(vec![0i32, 1, 1, 2, 1, 0, 3, 3]),
+                2,
+                CooOrder::ColumnMajor,
+            )
+            .unwrap(),
+        ),
+    )
+    .unwrap();
+    let mut example_dense = vec![0.0; 12];
+    for (c, v) in [(1, 10.0), (4, 20.0), (7, 30.0), (11, 40.0)] {
+        example_dense[c] = v;
+    }
+    built.push((example.clone(), example_dense));
+    let messages: Vec<Message> = built.iter().map(|(t, _)| t.clone().into()).collect();
+    let arrow = arrow_reads_ours("coo-column-major", &messages, WriteOptions::default());
+    for (i, ((t, dense), a)) in built.iter().zip(&arrow).enumerate() {
+        check_arrow_expansion(&format!("#{i}"), a, t.value_type(), dense, t.ndim());
+    }
+    eprintln!("{} column-major COO tensors expanded by Arrow", built.len());
+
+    // Kept column-major: Arrow reads the coordinates right, its ToTensor does not.
+    let kept = arrow_reads_ours(
+        "coo-column-major-kept",
+        &[example.into()],
+        WriteOptions::default().with_arrow_compatible(false),
+    );
+    assert_eq!(kept[0]["coords_strides"], json!([4, 16]));
+    assert_eq!(kept[0]["coords"], json!([[0, 1], [1, 0], [1, 3], [2, 3]]));
+    assert!(kept[0]["dense"].is_null(), "{}", kept[0]);
+    assert!(
+        kept[0]["dense_error"]
+            .as_str()
+            .unwrap()
+            .contains("coordinate 3 of non-zero 3"),
+        "{}",
+        kept[0]
+    );
+}
+
+/// (a) Re-encoding: a column-major message Arrow C++ itself wrote (what Arrow 0.15 wrote),
+/// decoded and encoded again with the default options, is one Arrow expands right.
+#[test]
+fn arrow_expands_a_column_major_message_we_re_encode() {
+    let specs = [
+        "kind=coo_explicit type=int32 shape=3,4 index=int32 canonical=1 coords_layout=col \
+         coords=0,1,1,0,1,3,2,3 nzvalues=10,20,30,40",
+        "kind=coo_explicit type=float64 shape=2,3,4 index=int16 canonical=0 coords_layout=col \
+         coords=1,2,3,0,0,1,1,0,2,0,2,0 nzvalues=1.5,-2,4,8",
+        "kind=coo_explicit type=uint8 shape=5,5 index=uint8 canonical=0 coords_layout=col \
+         coords=4,0,0,4,2,2,3,1,1,3 nzvalues=1,2,3,4,5",
+    ];
+    /// Value type, shape, and the stored (coordinates, value) pairs.
+    type Expected = (ValueType, Vec<usize>, Vec<(Vec<usize>, f64)>);
+    let dense: [Expected; 3] = [
+        (
+            ValueType::Int32,
+            vec![3, 4],
+            vec![
+                (vec![0, 1], 10.0),
+                (vec![1, 0], 20.0),
+                (vec![1, 3], 30.0),
+                (vec![2, 3], 40.0),
+            ],
+        ),
+        (
+            ValueType::Float64,
+            vec![2, 3, 4],
+            vec![
+                (vec![1, 2, 3], 1.5),
+                (vec![0, 0, 1], -2.0),
+                (vec![1, 0, 2], 4.0),
+                (vec![0, 2, 0], 8.0),
+            ],
+        ),
+        (
+            ValueType::UInt8,
+            vec![5, 5],
+            vec![
+                (vec![4, 0], 1.0),
+                (vec![0, 4], 2.0),
+                (vec![2, 2], 3.0),
+                (vec![3, 1], 4.0),
+                (vec![1, 3], 5.0),
+            ],
+        ),
+    ];
+    let file = scratch("coo-arrow-column-major.arrows");
+    arrow_write(&specs.map(String::from), &file);
+    let decoded = decode_file(&file);
+    assert_eq!(decoded.len(), specs.len());
+    let mut messages = Vec::new();
+    for (d, (_, shape, _)) in decoded.iter().zip(&dense) {
+        let t = d.message.as_sparse().unwrap();
+        let SparseIndex::Coo(c) = t.index() else {
+            panic!("not COO")
+        };
+        assert_eq!(c.order(), CooOrder::ColumnMajor, "Arrow wrote column-major");
+        assert_eq!(t.shape(), &shape[..]);
+        messages.push(d.message.clone());
+    }
+    let arrow = arrow_reads_ours("coo-re-encoded", &messages, WriteOptions::default());
+    for (i, (a, (vt, shape, entries))) in arrow.iter().zip(&dense).enumerate() {
+        let mut expected = vec![0.0; shape.iter().product()];
+        for (c, v) in entries {
+            expected[c.iter().zip(shape).fold(0, |acc, (&x, &d)| acc * d + x)] = *v;
+        }
+        check_arrow_expansion(&format!("re-encoded #{i}"), a, *vt, &expected, shape.len());
+    }
+}
+
+/// (b) A scipy COO `.npz` (2-d: `row.npy` and `col.npy`; 3-d: `coords.npy`, one row per
+/// dimension) converted by `arrow-tensor convert m.npz out.arrows`: Arrow's expansion of
+/// what we wrote equals scipy's `toarray()`.
+#[cfg(feature = "cli")]
+#[test]
+fn arrow_expands_what_we_write_from_a_scipy_coo_npz() {
+    let script = r#"
+import json, sys
+import numpy as np, scipy.sparse as sp
+rng = np.random.default_rng(20)
+out = []
+for k, (shape, nnz, it) in enumerate([((20, 30), 150, np.int32), ((9, 7), 40, np.int64),
+                                      ((4, 5, 6), 60, np.int64)]):
+    size = int(np.prod(shape))
+    cells = rng.choice(size, nnz, replace=False)
+    coords = tuple(c.astype(it) for c in np.unravel_index(cells, shape))
+    data = rng.integers(1, 1000, nnz).astype(np.float64)
+    m = sp.coo_array((data, coords), shape=shape)
+    path = f"{sys.argv[1]}/m{k}.npz"
+    sp.save_npz(path, m, compressed=(k == 1))
+    out.append({"path": path, "shape": list(shape), "dense": m.toarray().ravel().tolist()})
+print(json.dumps(out))
+"#;
+    let dir = scratch("scipy-coo-npz");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new(python())
+        .arg("-c")
+        .arg(script)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "scipy failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(files.len(), 3);
+    for f in &files {
+        let npz = f["path"].as_str().unwrap();
+        let arrows = format!("{npz}.arrows");
+        let run = Command::new(env!("CARGO_BIN_EXE_arrow-tensor"))
+            .args(["convert", npz, &arrows])
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "convert {npz}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let arrow = arrow_read(Path::new(&arrows));
+        assert_eq!(arrow.len(), 1);
+        let dense: Vec<f64> = f["dense"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let ndim = f["shape"].as_array().unwrap().len();
+        check_arrow_expansion(npz, &arrow[0], ValueType::Float64, &dense, ndim);
+    }
 }

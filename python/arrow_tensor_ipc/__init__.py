@@ -107,10 +107,13 @@ def dumps(
     (a permutation, ``"identity"`` (default) or ``"ascending_size"``), ``index_type``
     (``"int32"``, ``np.int64``, ...) the integer type of the index arrays, ``dim_names``
     replaces the dimension names. The message is readable by Arrow C++ unless
-    ``arrow_compatible=False`` (which allows uint64 and too narrow index types).
+    ``arrow_compatible=False`` (which allows uint64 and too narrow index types, and keeps
+    column-major COO coordinates column-major: by default they are written row-major, as
+    Arrow C++'s ``ToTensor`` reads them whatever the message's strides say).
 
-    The tensor's buffers are copied once, straight into the result; the index of a sparse
-    input is validated strictly while they are copied (an invalid one raises
+    The tensor's buffers are copied once, straight into the result (column-major COO
+    coordinates written row-major are transposed first); the index of a sparse input is
+    validated strictly while they are copied (an invalid one raises
     :class:`ArrowTensorError`).
 
     >>> import numpy as np, arrow_tensor_ipc as ati

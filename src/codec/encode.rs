@@ -295,6 +295,14 @@ fn finish_message(
 
 /// Encodes a message.
 ///
+/// The body shares the tensor's buffers (nothing is copied until the message is written
+/// or flattened), with one exception: a COO tensor whose coordinates are stored
+/// column-major ([`CooOrder::ColumnMajor`]) is written with a row-major copy of its
+/// coordinate matrix when [`WriteOptions::arrow_compatible`] is set (the default), because
+/// Arrow C++ ignores `indicesStrides` when it expands or converts a COO tensor and would
+/// read the column-major matrix as a different tensor. Without that option the matrix is
+/// written as it is, with column-major strides.
+///
 /// ```
 /// use arrow_tensor_ipc::{encode, SparseTensor, WriteOptions};
 /// let t = SparseTensor::csr([2, 3], vec![0i32, 1, 2], vec![2, 0], vec![7u8, 9]).unwrap();
@@ -379,7 +387,8 @@ fn check_arrow_index(
     Ok(())
 }
 
-/// Encodes a sparse tensor.
+/// Encodes a sparse tensor: see [`encode`] (in particular for the one case in which the
+/// coordinates are copied rather than shared).
 pub fn encode_sparse(t: &SparseTensor, options: &WriteOptions) -> Result<EncodedMessage> {
     let mut fbb = FlatBufferBuilder::with_capacity(512 + 64 * t.ndim());
     let mut body = BodyBuilder::new();
@@ -388,6 +397,15 @@ pub fn encode_sparse(t: &SparseTensor, options: &WriteOptions) -> Result<Encoded
         SparseIndex::Coo(c) => {
             let it = c.indices().index_type();
             check_arrow_index(options, "COO indicesType", it, nnz.max(t.ndim()))?;
+            // Arrow C++ ignores indicesStrides when it expands or converts a COO tensor:
+            // for it, write column-major coordinates transposed to row-major.
+            let row_major;
+            let c = if options.arrow_compatible && c.order() == CooOrder::ColumnMajor {
+                row_major = c.to_row_major();
+                &row_major
+            } else {
+                c
+            };
             let (off, len) = body.push(c.indices().buffer());
             let w = it.byte_width() as i64;
             let strides: [i64; 2] = if nnz == 0 || t.ndim() == 0 {

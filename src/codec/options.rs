@@ -168,7 +168,12 @@ pub struct WriteOptions {
     /// Convention for CSF buffer lengths.
     pub csf_lengths: CsfLengths,
     /// Refuse messages that Arrow C++ cannot read (uint64 indices, index types too narrow
-    /// for the lengths Arrow checks). Default true.
+    /// for the lengths Arrow checks), and write COO coordinates row-major: Arrow C++
+    /// ignores `indicesStrides` when it expands or converts a COO tensor, so a
+    /// column-major coordinate matrix ([`crate::CooOrder::ColumnMajor`]) is transposed
+    /// into a new buffer while encoding (the one case in which the body does not share the
+    /// tensor's buffers). Default true. When false, such a matrix is written as it is, with
+    /// column-major `indicesStrides` (legal, and read correctly by this crate).
     pub arrow_compatible: bool,
 }
 

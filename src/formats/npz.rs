@@ -461,13 +461,38 @@ fn read_sparse<R: Read + Seek>(m: &mut Members<'_, R>) -> Result<SparseTensor> {
                 ));
             }
         }
-        let mut both = Vec::with_capacity(row.buffer().len() + col.buffer().len());
-        both.extend_from_slice(row.buffer().as_slice());
-        both.extend_from_slice(col.buffer().as_slice());
-        IndexArray::try_new(row.index_type(), Buffer::from_vec(both))?
+        // Interleaved into a row-major matrix (Arrow's usual layout) in the one copy that
+        // joining the two arrays takes anyway.
+        let both = crate::dispatch_index!(row.index_type(), I => {
+            let (r, c) = (row.values::<I>(), col.values::<I>());
+            let mut both = vec![I::default(); 2 * nnz];
+            for (pair, (&x, &y)) in both
+                .chunks_exact_mut(2)
+                .zip(r.unwrap_or_default().iter().zip(c.unwrap_or_default()))
+            {
+                if let [p, q] = pair {
+                    (*p, *q) = (x, y);
+                }
+            }
+            IndexArray::from_vec(both)
+        });
+        return coo_tensor(value_type, shape, values, both, CooOrder::RowMajor);
     };
-    // scipy's coordinate arrays are one array per dimension: a column-major matrix.
-    let index = CooIndex::with_order(coords, ndim, CooOrder::ColumnMajor)?;
+    // coords.npy (scipy's n-d COO, pydata/sparse) is one row per dimension: a column-major
+    // matrix, kept as read (no further copy; encode writes it row-major for Arrow C++).
+    coo_tensor(value_type, shape, values, coords, CooOrder::ColumnMajor)
+}
+
+/// A COO tensor read from a bundle (duplicates allowed, as scipy allows them).
+fn coo_tensor(
+    value_type: ValueType,
+    shape: Vec<usize>,
+    values: Buffer,
+    coords: IndexArray,
+    order: CooOrder,
+) -> Result<SparseTensor> {
+    let ndim = shape.len();
+    let index = CooIndex::with_order(coords, ndim, order)?;
     SparseTensor::try_new_with_duplicates(value_type, shape, values, SparseIndex::Coo(index))
 }
 

@@ -500,14 +500,18 @@ fn table_of_columns(
     Ok(RecordBatch::try_new(Arc::new(schema), arrays)?)
 }
 
+/// The columns of an `nnz x ndim` coordinate matrix: slices of the matrix itself when
+/// it is column-major or `ndim` is 1 (no copy), else split from the rows of the
+/// row-major matrix.
 // Its shares are cut from `nnz` rows of an index whose structure was checked.
 #[allow(clippy::indexing_slicing)]
-/// The columns of a row-major `nnz x ndim` coordinate matrix (the matrix itself when
-/// `ndim` is 1).
 fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> Vec<Buffer> {
     let buf = index.indices().buffer();
-    if ndim == 1 {
-        return vec![buf.slice_with_length(0, nnz * std::mem::size_of::<I>())];
+    let width = nnz * std::mem::size_of::<I>();
+    if ndim == 1 || index.order() == crate::CooOrder::ColumnMajor {
+        return (0..ndim)
+            .map(|d| buf.slice_with_length(d * width, width))
+            .collect();
     }
     let Some(coords) = index.indices().values::<I>() else {
         // A misaligned buffer: read element by element.

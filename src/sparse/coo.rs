@@ -143,6 +143,62 @@ impl CooIndex {
         self.indices.get(self.slot(i, d))
     }
 
+    /// The same coordinates as a row-major matrix: `self` (a cheap clone, buffers shared)
+    /// when it is row-major already or cannot be told apart from one (at most one entry or
+    /// one dimension), else a transposed copy (one pass over the matrix, at memory speed).
+    /// The canonical flag is kept.
+    ///
+    /// ```
+    /// use arrow_tensor_ipc::{CooIndex, CooOrder, IndexArray};
+    /// // Entries (0, 1) and (2, 3), stored one column per dimension.
+    /// let c = CooIndex::with_order(IndexArray::from_vec(vec![0i32, 2, 1, 3]), 2, CooOrder::ColumnMajor)?;
+    /// let r = c.to_row_major();
+    /// assert_eq!(r.order(), CooOrder::RowMajor);
+    /// assert_eq!(r.indices().values::<i32>().unwrap(), &[0, 1, 2, 3]);
+    /// # Ok::<(), arrow_tensor_ipc::Error>(())
+    /// ```
+    pub fn to_row_major(&self) -> CooIndex {
+        if self.order == CooOrder::RowMajor || self.nnz <= 1 || self.ndim <= 1 {
+            return CooIndex {
+                order: CooOrder::RowMajor,
+                ..self.clone()
+            };
+        }
+        let (nnz, ndim) = (self.nnz, self.ndim);
+        let indices = crate::dispatch_index!(self.indices.index_type(), I => {
+            let src = self.indices.values::<I>().unwrap_or_default();
+            let mut dst = vec![I::default(); nnz * ndim];
+            columns_to_rows(src, nnz, ndim, &mut dst);
+            IndexArray::from_vec(dst)
+        });
+        CooIndex {
+            indices,
+            order: CooOrder::RowMajor,
+            ndim,
+            nnz,
+            is_canonical: self.is_canonical,
+        }
+    }
+
+    /// Whether `other` holds the same coordinates entry by entry (same index type, rank,
+    /// nnz and canonical flag), whatever the order of either matrix.
+    pub fn same_coordinates(&self, other: &CooIndex) -> bool {
+        if self.ndim != other.ndim
+            || self.nnz != other.nnz
+            || self.is_canonical != other.is_canonical
+            || self.indices.index_type() != other.indices.index_type()
+        {
+            return false;
+        }
+        if self == other {
+            return true;
+        }
+        if self.order == other.order || self.indices.len() != other.indices.len() {
+            return false;
+        }
+        self.to_row_major().indices == other.to_row_major().indices
+    }
+
     /// Index of the first entry that is not strictly greater (row-major) than its
     /// predecessor, `None` when the entries are strictly increasing.
     pub(crate) fn first_unsorted(&self) -> Option<usize> {
@@ -166,6 +222,74 @@ impl CooIndex {
             [a, b] if key(a) == key(b) => Some((a.min(b), a.max(b))),
             _ => None,
         })
+    }
+}
+
+/// Writes the row-major `nnz x ndim` matrix whose column-major form (`ndim` columns of
+/// `nnz`) is `src` into `dst` (both `nnz * ndim` long; a shorter one bounds the copy).
+///
+/// Ranks 2 to 8 interleave their columns in one pass (a loop per rank, unrolled over the
+/// columns); higher ranks go in blocks of rows small enough for the block of `dst` to stay
+/// in cache while each column's run is written into it.
+pub(crate) fn columns_to_rows<I: Copy>(src: &[I], nnz: usize, ndim: usize, dst: &mut [I]) {
+    /// Rows per block of the general case.
+    const BLOCK_ROWS: usize = 512;
+    if nnz == 0 || ndim == 0 {
+        return;
+    }
+    let mut columns = src.chunks_exact(nnz);
+    match (ndim, columns.next(), columns.next(), columns.next()) {
+        (1, Some(a), ..) => {
+            for (x, &v) in dst.iter_mut().zip(a) {
+                *x = v;
+            }
+        }
+        (2, Some(a), Some(b), _) => {
+            for (row, (&x, &y)) in dst.chunks_exact_mut(2).zip(a.iter().zip(b)) {
+                if let [p, q] = row {
+                    (*p, *q) = (x, y);
+                }
+            }
+        }
+        (3, Some(a), Some(b), Some(c)) => {
+            for (row, (&x, (&y, &z))) in dst.chunks_exact_mut(3).zip(a.iter().zip(b.iter().zip(c)))
+            {
+                if let [p, q, r] = row {
+                    (*p, *q, *r) = (x, y, z);
+                }
+            }
+        }
+        (4, ..) => interleave::<I, 4>(src, nnz, dst),
+        (5, ..) => interleave::<I, 5>(src, nnz, dst),
+        (6, ..) => interleave::<I, 6>(src, nnz, dst),
+        (7, ..) => interleave::<I, 7>(src, nnz, dst),
+        (8, ..) => interleave::<I, 8>(src, nnz, dst),
+        _ => {
+            let columns: Vec<&[I]> = src.chunks_exact(nnz).take(ndim).collect();
+            for (b, block) in dst.chunks_mut(BLOCK_ROWS * ndim).enumerate() {
+                let first = b * BLOCK_ROWS;
+                for (d, col) in columns.iter().enumerate() {
+                    let run = col.get(first..).unwrap_or_default();
+                    for (x, &v) in block.iter_mut().skip(d).step_by(ndim).zip(run) {
+                        *x = v;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// [`columns_to_rows`] for rank `N`: one pass over the rows of `dst`, each filled from the
+/// `N` columns of `src`.
+fn interleave<I: Copy, const N: usize>(src: &[I], nnz: usize, dst: &mut [I]) {
+    let columns: [&[I]; N] =
+        std::array::from_fn(|d| src.get(d * nnz..(d + 1) * nnz).unwrap_or_default());
+    for (k, row) in dst.chunks_exact_mut(N).take(nnz).enumerate() {
+        for (x, col) in row.iter_mut().zip(&columns) {
+            if let Some(&v) = col.get(k) {
+                *x = v;
+            }
+        }
     }
 }
 

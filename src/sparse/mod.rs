@@ -588,11 +588,18 @@ impl SparseTensor {
     }
 
     /// Equality of type, shape, names, layout, index arrays and values (values bitwise).
+    /// COO coordinates are compared entry by entry, whatever the order of either
+    /// coordinate matrix ([`CooOrder`]), as dense tensors are compared whatever their
+    /// strides.
     pub fn content_eq(&self, other: &SparseTensor) -> bool {
+        let same_index = match (&self.index, &other.index) {
+            (SparseIndex::Coo(a), SparseIndex::Coo(b)) => a.same_coordinates(b),
+            (a, b) => a == b,
+        };
         self.value_type == other.value_type
             && self.shape == other.shape
             && self.dim_names == other.dim_names
-            && self.index == other.index
+            && same_index
             && self.values.as_slice() == other.values.as_slice()
     }
 }

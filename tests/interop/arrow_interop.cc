@@ -1154,6 +1154,12 @@ Status DescribeBody(Json* j, const arrow::ipc::Message& msg) {
       j->Key("format"); j->Str("COO");
       j->Key("index_type"); j->Str(TypeIdName(coords->type()));
       j->Key("is_canonical"); j->Bool(idx.is_canonical());
+      // The indicesStrides Arrow read (its ToTensor ignores them: it reads the
+      // buffer as a row-major matrix whatever they say).
+      j->Key("coords_strides");
+      j->BeginArray();
+      for (int64_t s : coords->strides()) j->Int(s);
+      j->EndArray();
       j->Key("coords");
       j->BeginArray();
       const auto id = coords->type()->id();
