@@ -23,15 +23,25 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, Fields, Schema};
 use arrow_tensor_ipc::record_batch::{
-    batch_to_messages, coo_table_to_sparse, sparse_to_coo_table, MessageOptions, Rows,
+    batch_to_messages, coo_table_to_sparse_with, sparse_to_coo_table, MessageOptions, Rows,
     COO_TABLE_KEY,
 };
-use arrow_tensor_ipc::{encode, ConvertOptions, Message, SparseFormat, WriteOptions};
+use arrow_tensor_ipc::{encode, ConvertOptions, Limits, Message, SparseFormat, WriteOptions};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Largest dense expansion attempted.
 const DENSE_CAP: usize = 1 << 16;
+
+/// Limits small enough that whatever they allow runs in microseconds: an allocation past
+/// them is a bug the fuzzer reports (`-malloc_limit_mb`).
+fn limits() -> Limits {
+    Limits::default()
+        .with_max_rank(8)
+        .with_max_nnz(1 << 16)
+        .with_max_dense_elements(DENSE_CAP)
+        .with_max_index_len(1 << 16)
+}
 
 /// Metadata numbers at the edges of every integer width the readers convert to.
 const EXTREMES: [&str; 16] = [
@@ -264,7 +274,7 @@ fn variable_shape(u: &mut Unstructured) -> ArbResult<RecordBatch> {
     }
     let data: ArrayRef = Arc::new(data.finish());
     // Values of another type than float32, now and then.
-    let data = if value_code % 4 == 0 {
+    let data = if value_code.is_multiple_of(4) {
         arrow_cast_free(data, u, value_code)?
     } else {
         data
@@ -324,7 +334,7 @@ const LAYOUTS: [Option<SparseFormat>; 5] = [
 
 /// Every conversion `convert --to` offers, then `--format coo-table`, then encoding.
 fn exercise(m: &Message) {
-    let options = ConvertOptions::default();
+    let options = ConvertOptions::default().with_limits(limits());
     let _ = encode(m, &WriteOptions::default()).map(|e| e.to_vec());
     for to in LAYOUTS {
         let out = match (m, to) {
@@ -360,10 +370,13 @@ pub fn record_batch_metadata(data: &[u8]) {
         Some(SparseFormat::Csc),
         Some(SparseFormat::Csf),
     ] {
-        let _ = coo_table_to_sparse(&batch, format).map(|t| exercise(&Message::SparseTensor(t)));
+        let _ = coo_table_to_sparse_with(&batch, format, &limits())
+            .map(|t| exercise(&Message::SparseTensor(t)));
     }
     for rows in [Rows::FirstAxis, Rows::Whole] {
-        let options = MessageOptions::default().with_rows(rows);
+        let options = MessageOptions::default()
+            .with_rows(rows)
+            .with_limits(limits());
         if let Ok(messages) = batch_to_messages(&batch, &options) {
             for m in messages.iter().take(16) {
                 exercise(m);
