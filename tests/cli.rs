@@ -1757,7 +1757,7 @@ fn column_major_coo() -> SparseTensor {
 #[test]
 fn convert_column_major_coo_to_a_coo_table() {
     use arrow_array::cast::AsArray;
-    use arrow_array::types::Int32Type;
+    use arrow_array::types::{Int32Type, Int8Type};
     let input = TempFile::with_bytes(
         "coo-col",
         &stream(&[column_major_coo().into()], non_arrow()),
@@ -1773,16 +1773,22 @@ fn convert_column_major_coo_to_a_coo_table() {
             .unwrap();
     let batches: Vec<_> = reader.collect::<Result<_, _>>().unwrap();
     assert_eq!(batches.len(), 1);
-    let column = |i: usize| -> Vec<i32> {
+    // Coordinate columns are typed by the shape: int8 holds every coordinate of 3 x 4.
+    let coords = |i: usize| -> Vec<i8> {
         batches[0]
             .column(i)
-            .as_primitive::<Int32Type>()
+            .as_primitive::<Int8Type>()
             .values()
             .to_vec()
     };
-    assert_eq!(column(0), vec![0, 1, 1, 2], "dim_0");
-    assert_eq!(column(1), vec![1, 0, 3, 3], "dim_1");
-    assert_eq!(column(2), vec![10, 20, 30, 40], "values");
+    assert_eq!(coords(0), vec![0, 1, 1, 2], "dim_0");
+    assert_eq!(coords(1), vec![1, 0, 3, 3], "dim_1");
+    let values: Vec<i32> = batches[0]
+        .column(2)
+        .as_primitive::<Int32Type>()
+        .values()
+        .to_vec();
+    assert_eq!(values, vec![10, 20, 30, 40], "values");
 
     // And back: the same tensor.
     let back = TempFile::new("coo-col-table-back");
