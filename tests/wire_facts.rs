@@ -1775,7 +1775,7 @@ fn we_write_coo_strides() {
     for (t, options, strides) in [
         (row.clone(), WriteOptions::default(), vec![12i64, 4]),
         (col.clone(), WriteOptions::default(), vec![12, 4]),
-        (row, kept.clone(), vec![12, 4]),
+        (row, kept, vec![12, 4]),
         (col, kept, vec![4, 8]),
     ] {
         let bytes = encode(&t.clone().into(), &options)
