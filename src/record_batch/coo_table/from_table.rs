@@ -1,0 +1,430 @@
+//! COO tables back to sparse tensors: the fast paths to CSR/CSC (indptr counted from a
+//! sorted column) and CSF (one pass over sorted rows), and the general path that
+//! interleaves the columns into a coordinate matrix, then sorts or converts.
+
+use super::interleave::interleave;
+use super::{cast_index, index_column, CooTableInfo, COO_TABLE_KEY, VALUE_COLUMN};
+use crate::convert;
+use crate::error::{fail, ErrorKind, Result};
+use crate::record_batch::arrays::{index_type, value_type};
+use crate::Limits;
+use crate::{ConvertOptions, CsfAxisOrder};
+use crate::{
+    CooIndex, IndexArray, IndexType, NativeIndex, SparseFormat, SparseIndex, SparseTensor,
+};
+use arrow_array::RecordBatch;
+use arrow_buffer::Buffer;
+use arrow_schema::Schema;
+
+/// Rebuilds the sparse tensor a COO table holds: in the layout its metadata records, or in
+/// `format` when given, under [`Limits::default`] (see [`coo_table_to_sparse_with`]).
+///
+/// The rows may come in any order (tables pass through query engines): CSR, CSC and CSF
+/// results are sorted as their layout needs, and rows with the same coordinates are summed
+/// (as a non-canonical COO index means); a COO result keeps the row order, flagged
+/// canonical only when the rows strictly increase in row-major order. The result's index
+/// arrays get the narrowest type that holds them (as [`crate::convert`] picks by default),
+/// not the type the metadata records. Coordinates outside the shape, nulls, and columns
+/// that do not match the metadata are errors naming the column (and row).
+pub fn coo_table_to_sparse(
+    table: &RecordBatch,
+    format: Option<SparseFormat>,
+) -> Result<SparseTensor> {
+    coo_table_to_sparse_with(table, format, &Limits::default())
+}
+
+/// [`coo_table_to_sparse`] under `limits`. The metadata's claims are input: a rank over
+/// [`Limits::max_rank`], more rows than [`Limits::max_nnz`], or a CSR/CSC result whose
+/// indptr (`shape[k] + 1` entries) is longer than both [`Limits::max_index_len`] and the
+/// rows plus one are refused with [`ErrorKind::ColumnLimitExceeded`] naming the column,
+/// before anything is allocated from them.
+pub fn coo_table_to_sparse_with(
+    table: &RecordBatch,
+    format: Option<SparseFormat>,
+    limits: &Limits,
+) -> Result<SparseTensor> {
+    let schema = table.schema();
+    let info = CooTableInfo::from_schema(&schema)?;
+    let ndim = info.shape.len();
+    if ndim > limits.max_rank {
+        return fail(ErrorKind::ColumnLimitExceeded {
+            column: "(schema)".into(),
+            what: format!("rank claimed by the {COO_TABLE_KEY} metadata"),
+            value: ndim as u64,
+            limit: limits.max_rank as u64,
+            rule: "Limits::max_rank".into(),
+        });
+    }
+    if table.num_columns() != ndim + 1 {
+        return fail(ErrorKind::InvalidColumn {
+            column: "(schema)".into(),
+            reason: format!(
+                "{} columns for a tensor of rank {ndim} (one per dimension, then \"{VALUE_COLUMN}\")",
+                table.num_columns()
+            ),
+        });
+    }
+    let nnz = table.num_rows();
+    if nnz as u64 > limits.max_nnz {
+        return fail(ErrorKind::ColumnLimitExceeded {
+            column: schema.field(ndim).name().clone(),
+            what: "number of rows (stored values)".into(),
+            value: nnz as u64,
+            limit: limits.max_nnz,
+            rule: "Limits::max_nnz".into(),
+        });
+    }
+    let target = format.unwrap_or(info.format);
+    check_indptr_claim(&schema, &info.shape, target, nnz, limits)?;
+    let value_field = schema.field(ndim);
+    let value_array = table.column(ndim);
+    let Some(vt) = value_type(value_field.data_type()) else {
+        return fail(ErrorKind::InvalidColumn {
+            column: value_field.name().clone(),
+            reason: format!(
+                "values of type {} (not a tensor value type)",
+                value_field.data_type()
+            ),
+        });
+    };
+    let values = crate::record_batch::arrays::primitive_bytes(
+        value_array.as_ref(),
+        vt.byte_width(),
+        value_field.name(),
+        "value",
+        |i| i,
+    )?;
+    let Some(it) = index_type(schema.field(0).data_type()).or(if ndim == 0 {
+        Some(info.index_type)
+    } else {
+        None
+    }) else {
+        return fail(ErrorKind::InvalidColumn {
+            column: schema.field(0).name().clone(),
+            reason: format!(
+                "coordinates of type {} (not an integer type)",
+                schema.field(0).data_type()
+            ),
+        });
+    };
+    if matches!(target, SparseFormat::Csr | SparseFormat::Csc) && ndim == 2 {
+        let fast = crate::dispatch_index!(it, I => csx_from_columns::<I>(table, &info, target, it, vt, values.clone()));
+        if let Some(t) = fast {
+            return t;
+        }
+    }
+    let identity = |order: &[usize]| order.iter().copied().eq(0..order.len());
+    if target == SparseFormat::Csf
+        && ndim >= 2
+        && (info.format != SparseFormat::Csf || info.axis_order.as_deref().is_none_or(identity))
+    {
+        let fast = crate::dispatch_index!(it, I => csf_from_columns::<I>(table, &info, it, vt, values.clone()));
+        if let Some(t) = fast {
+            return t;
+        }
+    }
+    let (coords, checked) =
+        crate::dispatch_index!(it, I => interleave::<I>(table, &info.shape, it))?;
+    let coords = IndexArray::try_new(it, coords)?;
+    // The interleaving threads run strict validation's row scan on each block they write
+    // (while it is in cache): rows all in bounds with their order decided build the index
+    // directly, flagged canonical when the rows strictly increase. Otherwise strict
+    // validation reports an out-of-range coordinate by column and row: the index is first
+    // flagged canonical, so that its one fused scan both checks the bounds and confirms the
+    // order; rows out of order fall back to an index flagged non-canonical.
+    let build = |canonical: bool| -> Result<SparseTensor> {
+        let index =
+            CooIndex::with_flag(coords.clone(), ndim, crate::CooOrder::RowMajor, canonical)?;
+        SparseTensor::try_new_with_duplicates(
+            vt,
+            info.shape.clone(),
+            values.clone(),
+            SparseIndex::Coo(index),
+        )
+    };
+    let trusted = |canonical: bool| -> Result<SparseTensor> {
+        let index =
+            CooIndex::with_flag(coords.clone(), ndim, crate::CooOrder::RowMajor, canonical)?;
+        SparseTensor::from_converted_parts(
+            vt,
+            info.shape.clone(),
+            values.clone(),
+            SparseIndex::Coo(index),
+        )
+    };
+    let coo = match checked {
+        // The interleaving threads checked every row in bounds and decided the order.
+        Some(canonical) => trusted(canonical),
+        None => match build(true) {
+            Err(e) if matches!(e.kind(), ErrorKind::NotIncreasing { .. }) => build(false),
+            other => other,
+        },
+    }
+    .map_err(|e| match e.into_kind() {
+        ErrorKind::IndexOutOfBounds {
+            buffer: crate::BufferId::CooIndices,
+            position,
+            value,
+            dim,
+            bound,
+        } => ErrorKind::InvalidColumn {
+            column: schema.field(dim).name().clone(),
+            reason: format!(
+                "row {}: coordinate {value} outside dimension {dim} of size {bound}",
+                position / ndim.max(1) as u64
+            ),
+        }
+        .into(),
+        other => crate::Error::from(other),
+    })?
+    .with_dim_names(info.dim_names.clone())?;
+    debug_assert_eq!(coo.nnz(), nnz);
+    if target == SparseFormat::Coo {
+        // The coordinates in the narrowest type that holds them, as a conversion to COO
+        // picks (the columns' type holds the widest coordinate only).
+        let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
+        let t = IndexType::narrowest_for(max_dim.max(nnz as u64).max(ndim as u64));
+        if t == it {
+            return Ok(coo);
+        }
+        let SparseIndex::Coo(c) = coo.index() else {
+            return Ok(coo);
+        };
+        let Some(indices) = cast_index(c.indices(), t) else {
+            return Ok(coo);
+        };
+        let index = CooIndex::with_flag(indices, ndim, c.order(), c.is_canonical())?;
+        return SparseTensor::from_converted_parts(
+            vt,
+            info.shape.clone(),
+            values,
+            SparseIndex::Coo(index),
+        )?
+        .with_dim_names(info.dim_names.clone());
+    }
+    let mut options = ConvertOptions::default().with_limits(*limits);
+    if target == SparseFormat::Csf {
+        if let Some(order) = info
+            .axis_order
+            .clone()
+            .filter(|_| info.format == SparseFormat::Csf)
+        {
+            options = options.with_axis_order(CsfAxisOrder::Explicit(order));
+        }
+    }
+    convert::convert(&coo, target, &options)
+}
+
+/// Refuses a CSR/CSC result whose indptr, `shape[k] + 1` entries for the compressed
+/// dimension `k` of the shape the metadata claims, would be longer than both
+/// [`Limits::max_index_len`] and what the table's `nnz` rows back (`nnz + 1`).
+fn check_indptr_claim(
+    schema: &Schema,
+    shape: &[usize],
+    target: SparseFormat,
+    nnz: usize,
+    limits: &Limits,
+) -> Result<()> {
+    let k = match (target, shape.len()) {
+        (SparseFormat::Csr, 2) => 0,
+        (SparseFormat::Csc, 2) => 1,
+        _ => return Ok(()),
+    };
+    let Some(&size) = shape.get(k) else {
+        return Ok(());
+    };
+    let len = size.saturating_add(1);
+    let limit = limits.max_index_len.max(nnz.saturating_add(1));
+    if len > limit {
+        let column = schema
+            .fields()
+            .get(k)
+            .map_or_else(|| format!("dim_{k}"), |f| f.name().clone());
+        return fail(ErrorKind::ColumnLimitExceeded {
+            column,
+            what: format!(
+                "indptr length of the {} result (size {size} of dimension {k}, claimed by the {COO_TABLE_KEY} metadata, plus one)",
+                target.name()
+            ),
+            value: len as u64,
+            limit: limit as u64,
+            rule: format!(
+                "Limits::max_index_len ({}), or the {nnz} rows plus one it backs",
+                limits.max_index_len
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A CSR (CSC) tensor straight from a table whose row (column) coordinates are
+/// non-decreasing, as [`sparse_to_coo_table`] writes them: indptr counted from that
+/// column, the other column the indices buffer and the values column the values (no
+/// copies), then strict validation. `None` when the columns are not so (the general path
+/// then sorts them).
+fn csx_from_columns<I: NativeIndex>(
+    table: &RecordBatch,
+    info: &CooTableInfo,
+    target: SparseFormat,
+    it: IndexType,
+    vt: crate::ValueType,
+    values: Buffer,
+) -> Option<Result<SparseTensor>> {
+    let (axis, compressed, other) = match target {
+        SparseFormat::Csr => (crate::CompressedAxis::Row, 0, 1),
+        _ => (crate::CompressedAxis::Column, 1, 0),
+    };
+    let major = index_column(table, compressed, it)?;
+    let minor = index_column(table, other, it)?;
+    let n = *info.shape.get(compressed)?;
+    let nnz = table.num_rows();
+    let keys = major.values::<I>()?.get(..nnz)?;
+    // The result's index type: the narrowest that holds the sizes, indptr's length and
+    // nnz, as a conversion picks by default (the columns hold coordinates only).
+    let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
+    let f = IndexType::narrowest_for(max_dim.max(n as u64 + 1).max(nnz as u64));
+    // The other column as the indices (no copy when the types agree; values that do not
+    // fit go the general way, which reports them).
+    let minor = cast_index(&minor, f)?;
+    let indptr = crate::dispatch_index!(f, F => counted_indptr::<I, F>(keys, n)?);
+    let index = crate::CsxIndex::new(axis, indptr, minor);
+    // Unsorted or repeated indices within a row, or any coordinate outside the shape: the
+    // general path sorts, sums or reports them by column and row.
+    let t = SparseTensor::try_new(vt, info.shape.clone(), values, SparseIndex::Csx(index)).ok()?;
+    Some(t.with_dim_names(info.dim_names.clone()))
+}
+
+/// The indptr (`n + 1` entries of type `F`) of non-decreasing keys below `n`: entry `i + 1`
+/// counts the keys up to `i`. `None` when a key decreases, is negative or is `n` or more.
+/// `n + 1` is within [`Limits::max_index_len`] or the keys plus one (checked by the caller).
+fn counted_indptr<I: NativeIndex, F: NativeIndex>(keys: &[I], n: usize) -> Option<IndexArray> {
+    let nnz = keys.len();
+    let mut indptr: Vec<F> = Vec::with_capacity(n.checked_add(1)?);
+    indptr.push(F::usize_as(0));
+    let mut rest = keys.iter().map(|k| usize::try_from(k.as_index()).ok());
+    let mut next = rest.next();
+    let mut k = 0usize;
+    for i in 0..n {
+        while let Some(key) = next {
+            let key = key?;
+            if key < i {
+                return None;
+            }
+            if key != i {
+                break;
+            }
+            k += 1;
+            next = rest.next();
+        }
+        indptr.push(F::usize_as(k));
+    }
+    (k == nnz).then(|| IndexArray::from_vec(indptr))
+}
+
+/// A CSF tensor in the identity axis order straight from a table whose rows strictly
+/// increase in row-major order and lie inside the shape, as [`sparse_to_coo_table`] writes
+/// a CSF tensor: one pass over the rows opens a node at every level from the first
+/// coordinate that differs from the row before; the last coordinate column and the values
+/// column are the leaf level and the values as they are (no copies when the column type is
+/// the result's index type, the narrowest that holds the sizes, nnz and every indptr's
+/// length, as a conversion picks by default). Valid by construction. `None` when the
+/// columns are not so (the general path then reports or sorts them).
+fn csf_from_columns<I: NativeIndex>(
+    table: &RecordBatch,
+    info: &CooTableInfo,
+    it: IndexType,
+    vt: crate::ValueType,
+    values: Buffer,
+) -> Option<Result<SparseTensor>> {
+    let nnz = table.num_rows();
+    let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
+    let f = IndexType::narrowest_for(max_dim.max(nnz as u64));
+    crate::dispatch_index!(f, F => csf_from_columns_as::<I, F>(table, info, it, vt, values))
+}
+
+/// [`csf_from_columns`] with the result's index arrays of type `F`.
+fn csf_from_columns_as<I: NativeIndex, F: NativeIndex>(
+    table: &RecordBatch,
+    info: &CooTableInfo,
+    it: IndexType,
+    vt: crate::ValueType,
+    values: Buffer,
+) -> Option<Result<SparseTensor>> {
+    let ndim = info.shape.len();
+    let nnz = table.num_rows();
+    let mut columns: Vec<IndexArray> = (0..ndim)
+        .map(|d| index_column(table, d, it))
+        .collect::<Option<_>>()?;
+    let cols: Vec<&[I]> = columns
+        .iter()
+        .map(|c| c.values::<I>().and_then(|v| v.get(..nnz)))
+        .collect::<Option<_>>()?;
+    let bounds: Vec<I> = info
+        .shape
+        .iter()
+        .map(|&n| I::from_u64(n.checked_sub(1)? as u64))
+        .collect::<Option<_>>()?;
+    let zero = I::from_u64(0)?;
+    let last = ndim.checked_sub(1)?;
+    let mut indices: Vec<Vec<F>> = vec![Vec::new(); last];
+    let mut indptr: Vec<Vec<F>> = vec![Vec::new(); last];
+    for i in 0..nnz {
+        // The first level at which row i differs from row i - 1 (0 for the first row).
+        let mut d = 0;
+        if i > 0 {
+            let at = |d: usize| -> Option<(I, I)> {
+                let c = cols.get(d)?;
+                Some((*c.get(i)?, *c.get(i - 1)?))
+            };
+            while d < last && at(d).is_some_and(|(a, b)| a == b) {
+                d += 1;
+            }
+            let (a, b) = at(d)?;
+            if a <= b {
+                return None;
+            }
+        }
+        for k in d..ndim {
+            let v = *cols.get(k)?.get(i)?;
+            if v < zero || v > *bounds.get(k)? {
+                return None;
+            }
+            if k < last {
+                indices.get_mut(k)?.push(F::usize_as(v.as_usize()));
+                // The new node's children start where the next level now ends.
+                let next = if k + 1 < last {
+                    indices.get(k + 1)?.len()
+                } else {
+                    i
+                };
+                indptr.get_mut(k)?.push(F::from_u64(next as u64)?);
+            }
+        }
+    }
+    for k in 0..last {
+        let end = if k + 1 < last {
+            indices.get(k + 1)?.len()
+        } else {
+            nnz
+        };
+        indptr.get_mut(k)?.push(F::from_u64(end as u64)?);
+    }
+    // A conversion would pick a wider type for an indptr longer than the type holds.
+    let longest_ptr = indptr.iter().map(Vec::len).max().unwrap_or(0) as u64;
+    let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
+    if IndexType::narrowest_for(max_dim.max(nnz as u64).max(longest_ptr)) != F::TYPE {
+        return None;
+    }
+    let mut level_indices: Vec<IndexArray> =
+        indices.into_iter().map(IndexArray::from_vec).collect();
+    level_indices.push(cast_index(&columns.pop()?, F::TYPE)?);
+    let index = crate::CsfIndex::new(
+        (0..ndim).collect(),
+        indptr.into_iter().map(IndexArray::from_vec).collect(),
+        level_indices,
+    );
+    Some(
+        SparseTensor::from_converted_parts(vt, info.shape.clone(), values, SparseIndex::Csf(index))
+            .and_then(|t| t.with_dim_names(info.dim_names.clone())),
+    )
+}

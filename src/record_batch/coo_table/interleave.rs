@@ -1,0 +1,189 @@
+//! The coordinate columns of a COO table interleaved into one row-major coordinate matrix,
+//! on several threads for large tables, with strict validation's row scan run on each block
+//! while it is in cache.
+
+use super::rows_per_thread;
+use crate::error::{fail, ErrorKind, Result};
+use crate::record_batch::arrays::{first_null, index_data_type};
+use crate::validate::kernels;
+use crate::{IndexArray, IndexType, NativeIndex};
+use arrow_array::{Array, RecordBatch};
+use arrow_buffer::Buffer;
+
+/// Interleaves a block of coordinate columns into a row-major coordinate matrix.
+fn interleave_block<I: NativeIndex>(out: &mut [I], cols: &[&[I]]) {
+    match cols {
+        [a, b] => {
+            for (row, (&x, &y)) in out.chunks_exact_mut(2).zip(a.iter().zip(b.iter())) {
+                if let [r0, r1] = row {
+                    *r0 = x;
+                    *r1 = y;
+                }
+            }
+        }
+        [a, b, c] => {
+            for (row, (&x, (&y, &z))) in out
+                .chunks_exact_mut(3)
+                .zip(a.iter().zip(b.iter().zip(c.iter())))
+            {
+                if let [r0, r1, r2] = row {
+                    *r0 = x;
+                    *r1 = y;
+                    *r2 = z;
+                }
+            }
+        }
+        _ => {
+            let ndim = cols.len().max(1);
+            for (k, row) in out.chunks_exact_mut(ndim).enumerate() {
+                for (slot, col) in row.iter_mut().zip(cols) {
+                    if let Some(&v) = col.get(k) {
+                        *slot = v;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The coordinate columns of a COO table as one row-major coordinate matrix, with the
+/// result of strict validation's row scan over it: `Some(increasing)` when every row is in
+/// bounds and the scan decided whether the rows strictly increase (ranks 1 to 4), `None`
+/// when strict validation must decide (a coordinate out of bounds, or rank 0 or above 4).
+pub(super) fn interleave<I: NativeIndex>(
+    table: &RecordBatch,
+    shape: &[usize],
+    it: IndexType,
+) -> Result<(Buffer, Option<bool>)> {
+    let ndim = shape.len();
+    let nnz = table.num_rows();
+    let schema = table.schema();
+    let mut columns = Vec::with_capacity(ndim);
+    for d in 0..shape.len() {
+        let field = schema.field(d);
+        let array = table.column(d);
+        let column = field.name();
+        if array.data_type() != &index_data_type(it) {
+            return fail(ErrorKind::InvalidColumn {
+                column: column.clone(),
+                reason: format!(
+                    "coordinates of type {}, the first coordinate column has {}",
+                    array.data_type(),
+                    index_data_type(it)
+                ),
+            });
+        }
+        if let Some(row) = first_null(array.as_ref()) {
+            return fail(ErrorKind::NullCell {
+                column: column.clone(),
+                row,
+                what: "coordinate",
+            });
+        }
+        let bytes = crate::record_batch::arrays::primitive_bytes(
+            array.as_ref(),
+            it.byte_width(),
+            column,
+            "coordinate",
+            |i| i,
+        )?;
+        let col = IndexArray::try_new(it, bytes)?;
+        if col.values::<I>().is_none() {
+            return fail(ErrorKind::InvalidColumn {
+                column: column.clone(),
+                reason: "misaligned coordinates".into(),
+            });
+        }
+        columns.push(col);
+    }
+    let cols: Vec<&[I]> = columns.iter().filter_map(|c| c.values::<I>()).collect();
+    let mut out: Vec<I> = vec![I::default(); nnz * ndim];
+    let per = rows_per_thread(nnz);
+    let scan = (1..=4).contains(&ndim);
+    let mut starts = Vec::new();
+    let scans: Option<Vec<(bool, bool)>> = std::thread::scope(|scope| {
+        let mut rest = out.as_mut_slice();
+        let mut start = 0;
+        let mut handles = Vec::new();
+        let mut last = (true, true);
+        while start < nnz {
+            let n = per.min(nnz - start);
+            let (block, tail) = std::mem::take(&mut rest).split_at_mut(n * ndim);
+            rest = tail;
+            let mine: Vec<&[I]> = cols
+                .iter()
+                .map(|c| c.get(start..start + n).unwrap_or_default())
+                .collect();
+            starts.push(start);
+            start += n;
+            let mut job = move || interleave_and_scan(block, &mine, shape, scan);
+            if start < nnz {
+                handles.push(scope.spawn(job));
+            } else {
+                last = job();
+            }
+        }
+        let mut scans: Option<Vec<(bool, bool)>> =
+            handles.into_iter().map(|h| h.join().ok()).collect();
+        if let Some(s) = scans.as_mut() {
+            s.push(last);
+        }
+        scans
+    });
+    let Some(scans) = scans else {
+        return fail(ErrorKind::WorkerFailed {
+            job: "interleaving the coordinate columns",
+        });
+    };
+    let mut checked = None;
+    if scan && !out.is_empty() {
+        let in_bounds = scans.iter().all(|&(b, _)| b);
+        // Each share's rows were compared among themselves; the pairs of rows that
+        // straddle two shares are compared here.
+        let increasing = scans.iter().all(|&(_, inc)| inc)
+            && starts.iter().skip(1).all(|&r| {
+                out.get((r - 1) * ndim..(r + 1) * ndim)
+                    .is_some_and(|pair| kernels::coo_row_major_scan(pair, shape, true).1)
+            });
+        checked = in_bounds.then_some(increasing);
+    }
+    Ok((Buffer::from_vec(out), checked))
+}
+
+/// Interleaves a share of the coordinate columns into `out` block by block, running
+/// strict validation's row scan ([`kernels::coo_row_major_scan`]) on each block just
+/// written when `scan`: whether all rows are in bounds and strictly increase.
+fn interleave_and_scan<I: NativeIndex>(
+    out: &mut [I],
+    cols: &[&[I]],
+    shape: &[usize],
+    scan: bool,
+) -> (bool, bool) {
+    let ndim = cols.len();
+    if !scan || ndim == 0 {
+        interleave_block(out, cols);
+        return (true, true);
+    }
+    let rows = kernels::coo_block_rows::<I>(ndim);
+    let total = out.len() / ndim;
+    let (mut in_bounds, mut increasing) = (true, true);
+    let mut r0 = 0;
+    while r0 < total {
+        let r1 = (r0 + rows).min(total);
+        let part: Vec<&[I]> = cols
+            .iter()
+            .map(|c| c.get(r0..r1).unwrap_or_default())
+            .collect();
+        if let Some(block) = out.get_mut(r0 * ndim..r1 * ndim) {
+            interleave_block(block, &part);
+        }
+        // The block's rows and the pair straddling the block before.
+        let from = r0.saturating_sub(1) * ndim;
+        let rows = out.get(from..r1 * ndim).unwrap_or_default();
+        let (b, inc) = kernels::coo_row_major_scan(rows, shape, true);
+        in_bounds &= b;
+        increasing &= inc;
+        r0 = r1;
+    }
+    (in_bounds, increasing)
+}

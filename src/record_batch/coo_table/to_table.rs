@@ -1,0 +1,393 @@
+//! Sparse and dense tensors to COO tables: the fast paths that take the columns of a CSR,
+//! CSC or CSF index as they are, and the split of a COO coordinate matrix into columns.
+
+use super::{
+    cast_index, coordinate_type, rows_per_thread, CooTableInfo, COO_TABLE_KEY, VALUE_COLUMN,
+};
+use crate::convert;
+use crate::error::{fail, ErrorKind, Result};
+use crate::record_batch::arrays::{data_type, index_data_type, primitive_array};
+use crate::ConvertOptions;
+use crate::{CooIndex, IndexType, NativeIndex, SparseFormat, SparseIndex, SparseTensor, Tensor};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_buffer::Buffer;
+use arrow_schema::{Field, Schema};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A sparse tensor (any layout) as a COO table: its stored values in storage order (a COO
+/// tensor's order, row by row for CSR, column by column for CSC, row-major for CSF),
+/// coordinates in columns of the shape's [`coordinate_type`] (whatever the tensor's index
+/// type, so that tensors of one shape and layout give one schema). CSR, CSC and CSF in the
+/// identity axis order take no conversion: their (leaf) indices buffer is a column as it
+/// is (copied only when its type differs), the other coordinates are expanded from indptr.
+///
+/// A tensor read permissively has its index checked first (strict validation's contents
+/// check): a coordinate outside the shape or a malformed indptr is an error, not a table
+/// of bogus coordinates. Entries out of order (indices unsorted within a row) are written
+/// as stored; reading the table back sorts them.
+///
+/// ```
+/// use arrow_tensor_ipc::record_batch::{coo_table_to_sparse, sparse_to_coo_table};
+/// use arrow_tensor_ipc::{ConvertOptions, SparseFormat, SparseTensor};
+///
+/// let csr = SparseTensor::csr([3, 4], vec![0i32, 1, 1, 3], vec![2, 0, 3], vec![1.5f64, -2.0, 4.0])?
+///     .with_dim_names(["row", "col"])?;
+/// let table = sparse_to_coo_table(&csr)?;
+/// assert_eq!(table.num_rows(), 3);
+/// assert_eq!(table.schema().field(0).name(), "row");
+/// // Coordinates below 4: int8 columns.
+/// assert_eq!(table.schema().field(0).data_type(), &arrow_schema::DataType::Int8);
+/// // Back with the index type a conversion picks by content (int8 here).
+/// let back = coo_table_to_sparse(&table, None)?;
+/// let by_content = csr.to_format(SparseFormat::Csr, &ConvertOptions::default())?;
+/// assert!(back.content_eq(&by_content));
+/// # Ok::<(), arrow_tensor_ipc::Error>(())
+/// ```
+pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
+    check_coordinates(tensor)?;
+    let it = coordinate_type(tensor.shape());
+    let axis_order = match tensor.index() {
+        SparseIndex::Csf(c) => Some(c.axis_order().to_vec()),
+        _ => None,
+    };
+    let info = CooTableInfo {
+        shape: tensor.shape().to_vec(),
+        dim_names: tensor.dim_names().to_vec(),
+        format: tensor.format(),
+        index_type: it,
+        axis_order,
+    };
+    if let SparseIndex::Csx(c) = tensor.index() {
+        if let Some(columns) = crate::dispatch_index!(it, I => csx_columns::<I>(tensor, c)) {
+            return table_of_columns(columns, it, tensor, &info);
+        }
+    }
+    if let SparseIndex::Csf(c) = tensor.index() {
+        if let Some(columns) = crate::dispatch_index!(it, I => csf_columns::<I>(tensor, c)) {
+            return table_of_columns(columns, it, tensor, &info);
+        }
+    }
+    let coo = match tensor.index() {
+        SparseIndex::Coo(c) if c.indices().index_type() == it => tensor.clone(),
+        SparseIndex::Coo(c) => {
+            // The coordinates as they are, in the shape's coordinate type (they fit: the
+            // tensor is validated).
+            let Some(indices) = cast_index(c.indices(), it) else {
+                return fail(ErrorKind::InvalidArgument(
+                    "COO coordinates that do not fit the shape's coordinate type".into(),
+                ));
+            };
+            let index = CooIndex::with_flag(indices, c.ndim(), c.order(), c.is_canonical())?;
+            // Only the columns are taken from it (the coordinates were checked above).
+            SparseTensor::try_new_with_validation(
+                tensor.value_type(),
+                tensor.shape().to_vec(),
+                tensor.values_buffer().clone(),
+                SparseIndex::Coo(index),
+                crate::Validation::Permissive,
+            )?
+            .with_dim_names(tensor.dim_names().iter().cloned())?
+        }
+        _ => convert::convert(
+            tensor,
+            SparseFormat::Coo,
+            &ConvertOptions::default().with_index_type(it),
+        )?,
+    };
+    table_of_coo(&coo, &info)
+}
+
+/// Checks that the stored entries of a tensor read permissively have coordinates: index
+/// arrays well formed and every coordinate inside the shape (strict validation's contents
+/// check, at memory bandwidth), so that a table of them holds no bogus coordinates. The
+/// order of the entries is not a table's concern: indices out of order within a row (or
+/// siblings, or a COO flagged canonical but unsorted) pass, since strict validation checks
+/// the bounds before the order. A validated tensor passes at once.
+fn check_coordinates(t: &SparseTensor) -> Result<()> {
+    if t.is_validated() {
+        return Ok(());
+    }
+    match SparseTensor::try_new_with_duplicates(
+        t.value_type(),
+        t.shape().to_vec(),
+        t.values_buffer().clone(),
+        t.index().clone(),
+    ) {
+        Err(e) if !matches!(e.kind(), ErrorKind::NotIncreasing { .. }) => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// The coordinate columns of a CSR/CSC tensor in storage order, without a conversion: the
+/// compressed axis expanded from indptr, the other the indices buffer itself (no copy).
+/// `None` when the compressed axis's numbers do not fit the indices' type or indptr is not
+/// well formed (the conversion path then reports it).
+fn csx_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsxIndex) -> Option<Vec<Buffer>> {
+    let axis = c.axis().dim();
+    let n = *t.shape().get(axis)?;
+    if n > 0 {
+        I::from_u64(n as u64 - 1)?;
+    }
+    let nnz = t.nnz();
+    let indptr = c.indptr();
+    if indptr.len() != n + 1 || indptr.get(0) != Some(0) {
+        return None;
+    }
+    let mut expanded: Vec<I> = Vec::with_capacity(nnz);
+    for i in 0..n {
+        let end = usize::try_from(indptr.get(i + 1)?).ok()?;
+        if end < expanded.len() || end > nnz {
+            return None;
+        }
+        expanded.resize(end, I::from_u64(i as u64)?);
+    }
+    if expanded.len() != nnz || c.indices().len() < nnz {
+        return None;
+    }
+    let indices = cast_index(c.indices(), I::TYPE)?
+        .buffer()
+        .slice_with_length(0, nnz * std::mem::size_of::<I>());
+    let expanded = Buffer::from_vec(expanded);
+    Some(if axis == 0 {
+        vec![expanded, indices]
+    } else {
+        vec![indices, expanded]
+    })
+}
+
+/// The coordinate columns of a strictly validated CSF tensor in the identity axis order,
+/// in storage (tree, which is row-major) order, without a conversion: the leaf level's indices buffer is its dimension's column as it
+/// is (no copy), and every other level's indices are repeated over the leaves below each
+/// node (one thread per level for large tensors). `None` when the tensor is not validated,
+/// its axis order is not the identity, its index arrays are not all of type `I`, or its
+/// tree is inconsistent (the conversion path then handles it).
+fn csf_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsfIndex) -> Option<Vec<Buffer>> {
+    let ndim = t.ndim();
+    let nnz = t.nnz();
+    let (indptr, indices, order) = (c.indptr(), c.indices(), c.axis_order());
+    if !t.is_validated()
+        || ndim < 2
+        || indices.len() != ndim
+        || indptr.len() != ndim - 1
+        || order.iter().copied().ne(0..ndim)
+        || indices.iter().any(|a| a.values::<I>().is_none())
+        || indices.last().is_none_or(|leaves| leaves.len() != nnz)
+    {
+        return None;
+    }
+    // bounds[k][j]..bounds[k][j + 1]: the leaves below node j of level k (k < ndim - 1).
+    let mut bounds: Vec<Vec<usize>> = vec![Vec::new(); ndim - 1];
+    for k in (0..ndim - 1).rev() {
+        let nodes = indices.get(k)?.len();
+        let ptr = indptr.get(k)?;
+        if ptr.len() != nodes + 1 {
+            return None;
+        }
+        let mut level = Vec::with_capacity(nodes + 1);
+        for j in 0..=nodes {
+            let child = usize::try_from(ptr.get(j)?).ok()?;
+            let leaf = if k == ndim - 2 {
+                child
+            } else {
+                *bounds.get(k + 1)?.get(child)?
+            };
+            if leaf > nnz || level.last().is_some_and(|&prev| leaf < prev) {
+                return None;
+            }
+            level.push(leaf);
+        }
+        if level.first() != Some(&0) || level.last() != Some(&nnz) {
+            return None;
+        }
+        *bounds.get_mut(k)? = level;
+    }
+    let expand = |k: usize| -> Option<Vec<I>> {
+        let ids = indices.get(k)?.values::<I>()?;
+        let mut col: Vec<I> = vec![I::default(); nnz];
+        let b = bounds.get(k)?;
+        if b.len() != ids.len() + 1 {
+            return None;
+        }
+        for (&id, w) in ids.iter().zip(b.windows(2)) {
+            let &[lo, hi] = w else { return None };
+            col.get_mut(lo..hi)?.fill(id);
+        }
+        Some(col)
+    };
+    let expanded: Option<Vec<Vec<I>>> = if nnz >= 1 << 20 {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..ndim - 1).map(|k| s.spawn(move || expand(k))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().ok().flatten())
+                .collect()
+        })
+    } else {
+        (0..ndim - 1).map(expand).collect()
+    };
+    let mut by_level: Vec<Buffer> = expanded?.into_iter().map(Buffer::from_vec).collect();
+    by_level.push(
+        indices
+            .last()?
+            .buffer()
+            .slice_with_length(0, nnz * std::mem::size_of::<I>()),
+    );
+    let mut columns: Vec<Option<Buffer>> = vec![None; ndim];
+    for (level, buf) in by_level.into_iter().enumerate() {
+        *columns.get_mut(*order.get(level)?)? = Some(buf);
+    }
+    columns.into_iter().collect()
+}
+
+/// A dense tensor as a COO table of its non-zero values (recorded layout COO).
+pub fn dense_to_coo_table(tensor: &Tensor) -> Result<RecordBatch> {
+    let options = ConvertOptions::default().with_index_type(coordinate_type(tensor.shape()));
+    let coo = convert::dense_to_coo(tensor, &options)?;
+    sparse_to_coo_table(&coo)
+}
+
+fn table_of_coo(coo: &SparseTensor, info: &CooTableInfo) -> Result<RecordBatch> {
+    let SparseIndex::Coo(index) = coo.index() else {
+        return fail(ErrorKind::InvalidArgument(
+            "COO table of a non-COO tensor".into(),
+        ));
+    };
+    let ndim = coo.ndim();
+    let nnz = coo.nnz();
+    let it = index.indices().index_type();
+    let columns: Vec<Buffer> =
+        crate::dispatch_index!(it, I => split_columns::<I>(index, ndim, nnz));
+    table_of_columns(columns, it, coo, info)
+}
+
+/// The table of coordinate columns of type `it` and the values of `t`.
+fn table_of_columns(
+    columns: Vec<Buffer>,
+    it: IndexType,
+    t: &SparseTensor,
+    info: &CooTableInfo,
+) -> Result<RecordBatch> {
+    let names = info.column_names();
+    for (i, n) in names.iter().enumerate() {
+        if names.get(..i).is_some_and(|before| before.contains(n)) {
+            return fail(ErrorKind::InvalidArgument(format!(
+                "two columns of the COO table would be named {n:?} (dimension names must differ from each other and from \"{VALUE_COLUMN}\")"
+            )));
+        }
+    }
+    let ndim = t.ndim();
+    let nnz = t.nnz();
+    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(ndim + 1);
+    let mut fields = Vec::with_capacity(ndim + 1);
+    for (buf, name) in columns.into_iter().zip(&names) {
+        arrays.push(primitive_array(index_data_type(it), buf, nnz)?);
+        fields.push(Field::new(name, index_data_type(it), false));
+    }
+    let vt = t.value_type();
+    let values = t
+        .values_buffer()
+        .slice_with_length(0, nnz * vt.byte_width());
+    arrays.push(primitive_array(data_type(vt), values, nnz)?);
+    fields.push(Field::new(VALUE_COLUMN, data_type(vt), false));
+    let schema = Schema::new(fields).with_metadata(HashMap::from([(
+        COO_TABLE_KEY.to_string(),
+        info.metadata(),
+    )]));
+    Ok(RecordBatch::try_new(Arc::new(schema), arrays)?)
+}
+
+/// The columns of an `nnz x ndim` coordinate matrix: slices of the matrix itself when
+/// it is column-major or `ndim` is 1 (no copy), else split from the rows of the
+/// row-major matrix.
+// Its shares are cut from `nnz` rows of an index whose structure was checked.
+#[allow(clippy::indexing_slicing)]
+fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> Vec<Buffer> {
+    let buf = index.indices().buffer();
+    let width = nnz * std::mem::size_of::<I>();
+    if ndim == 1 || index.order() == crate::CooOrder::ColumnMajor {
+        return (0..ndim)
+            .map(|d| buf.slice_with_length(d * width, width))
+            .collect();
+    }
+    let Some(coords) = index.indices().values::<I>() else {
+        // A misaligned buffer: read element by element.
+        return (0..ndim)
+            .map(|d| {
+                let col: Vec<I> = (0..nnz)
+                    .map(|k| {
+                        index
+                            .coordinate(k, d)
+                            .and_then(|v| I::from_u64(v as u64))
+                            .unwrap_or_default()
+                    })
+                    .collect();
+                Buffer::from_vec(col)
+            })
+            .collect();
+    };
+    let coords = coords.get(..nnz * ndim).unwrap_or(coords);
+    let mut cols: Vec<Vec<I>> = (0..ndim).map(|_| vec![I::default(); nnz]).collect();
+    {
+        let mut parts: Vec<&mut [I]> = cols.iter_mut().map(Vec::as_mut_slice).collect();
+        let per = rows_per_thread(nnz);
+        std::thread::scope(|scope| {
+            let mut start = 0;
+            while start < nnz {
+                let n = per.min(nnz - start);
+                let mine: Vec<&mut [I]> = parts
+                    .iter_mut()
+                    .map(|p| {
+                        let (head, tail) = std::mem::take(p).split_at_mut(n);
+                        *p = tail;
+                        head
+                    })
+                    .collect();
+                let block = &coords[start * ndim..(start + n) * ndim];
+                start += n;
+                if start < nnz {
+                    scope.spawn(move || split_block(block, mine));
+                } else {
+                    split_block(block, mine);
+                }
+            }
+        });
+    }
+    cols.into_iter().map(Buffer::from_vec).collect()
+}
+
+/// Splits a block of a row-major coordinate matrix into its columns.
+fn split_block<I: NativeIndex>(coords: &[I], mut cols: Vec<&mut [I]>) {
+    match cols.as_mut_slice() {
+        [a, b] => {
+            for (row, (x, y)) in coords.chunks_exact(2).zip(a.iter_mut().zip(b.iter_mut())) {
+                if let &[r0, r1] = row {
+                    *x = r0;
+                    *y = r1;
+                }
+            }
+        }
+        [a, b, c] => {
+            for (row, (x, (y, z))) in coords
+                .chunks_exact(3)
+                .zip(a.iter_mut().zip(b.iter_mut().zip(c.iter_mut())))
+            {
+                if let &[r0, r1, r2] = row {
+                    *x = r0;
+                    *y = r1;
+                    *z = r2;
+                }
+            }
+        }
+        _ => {
+            let ndim = cols.len().max(1);
+            for (k, row) in coords.chunks_exact(ndim).enumerate() {
+                for (col, &v) in cols.iter_mut().zip(row) {
+                    if let Some(slot) = col.get_mut(k) {
+                        *slot = v;
+                    }
+                }
+            }
+        }
+    }
+}
