@@ -358,12 +358,18 @@ impl Tensor {
             return self.data.slice_with_length(0, n);
         }
         let mut out = MutableBuffer::with_capacity(n);
+        self.for_each_element(|e| out.extend_from_slice(e));
+        out.into()
+    }
+
+    /// Calls `f` with the bytes of every element in row-major order.
+    fn for_each_element(&self, mut f: impl FnMut(&[u8])) {
+        let w = self.width();
         let src = self.data.as_slice();
         for_each_offset(&self.shape, &self.strides, |o| {
             // Every offset is within the extent checked at construction.
-            out.extend_from_slice(src.get(o..o + w).unwrap_or(&[]));
+            f(src.get(o..o + w).unwrap_or(&[]))
         });
-        out.into()
     }
 
     /// [`Tensor::row_major_bytes`], or [`ErrorKind::AllocationFailed`] when the copy (of a
@@ -380,12 +386,7 @@ impl Tensor {
                 what: "the row-major copy of a tensor",
                 bytes: n as u64,
             })?;
-        let w = self.width();
-        let src = self.data.as_slice();
-        for_each_offset(&self.shape, &self.strides, |o| {
-            // Every offset is within the extent checked at construction.
-            out.extend_from_slice(src.get(o..o + w).unwrap_or(&[]));
-        });
+        self.for_each_element(|e| out.extend_from_slice(e));
         Ok(Buffer::from_vec(out))
     }
 
