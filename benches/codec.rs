@@ -11,6 +11,10 @@
 //! decode and ~memcpy encode already show at 256 MiB; `examples/compare.rs` covers 1 GiB.
 //! Inputs come from `examples/common/inputs.rs`, shared with `examples/compare.rs`.
 
+// Memory maps (`read_mmap`, `map_file`) of files this program writes and nothing modifies
+// while they are mapped.
+#![allow(unsafe_code)]
+
 use arrow_buffer::Buffer;
 use arrow_tensor_ipc::{
     decode_message, encode, Message, MessageReader, MessageWriter, NativeIndex, ReadOptions,
@@ -122,7 +126,7 @@ fn dense(c: &mut Criterion) {
         #[cfg(feature = "mmap")]
         g.bench_with_input(BenchmarkId::new("decode_mmap", size), &path, |b, p| {
             b.iter(|| {
-                arrow_tensor_ipc::read_mmap(p, ReadOptions::strict())
+                unsafe { arrow_tensor_ipc::read_mmap(p, ReadOptions::strict()) }
                     .expect("map")
                     .next()
                     .expect("message")

@@ -35,6 +35,10 @@
 //! Both sides allocate through mimalloc (the allocator of Arrow C++'s default memory pool
 //! in the pyarrow wheels).
 
+// Memory maps (`read_mmap`, `map_file`) of files this program writes and nothing modifies
+// while they are mapped.
+#![allow(unsafe_code)]
+
 use arrow_tensor_ipc::{
     decode_message, encode, Message, MessageWriter, NativeIndex, ReadOptions, SparseTensor,
     WriteOptions,
@@ -336,7 +340,7 @@ fn dense_rows(cfg: &Cfg, body: usize) {
     #[cfg(feature = "mmap")]
     {
         let ours = time(cfg.reps_for(0), || {
-            arrow_tensor_ipc::read_mmap(&file, ReadOptions::strict())
+            unsafe { arrow_tensor_ipc::read_mmap(&file, ReadOptions::strict()) }
                 .expect("map")
                 .next()
                 .expect("a message")
@@ -459,7 +463,7 @@ fn sparse_rows<I: NativeIndex>(cfg: &Cfg, layout: Layout, nnz: usize, idx: &str)
     #[cfg(feature = "mmap")]
     {
         let ours = time(reps, || {
-            arrow_tensor_ipc::read_mmap(&file, ReadOptions::permissive())
+            unsafe { arrow_tensor_ipc::read_mmap(&file, ReadOptions::permissive()) }
                 .expect("map")
                 .next()
                 .expect("a message")
@@ -523,7 +527,7 @@ fn sparse_rows<I: NativeIndex>(cfg: &Cfg, layout: Layout, nnz: usize, idx: &str)
 #[cfg(feature = "mmap")]
 fn rss_child(file: &Path) {
     let t0 = Instant::now();
-    let m = arrow_tensor_ipc::read_mmap(file, ReadOptions::strict())
+    let m = unsafe { arrow_tensor_ipc::read_mmap(file, ReadOptions::strict()) }
         .expect("map")
         .next()
         .expect("a message")

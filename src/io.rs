@@ -176,26 +176,44 @@ impl<W: Write> MessageWriter<W> {
 }
 
 /// Memory-maps a file and iterates over its messages without copying.
+///
+/// # Safety
+///
+/// As for [`map_file`]: the file must not be truncated or modified, by this process or
+/// another, while the map or any message decoded from it is alive.
 #[cfg(feature = "mmap")]
-pub fn read_mmap(
+#[allow(unsafe_code)]
+pub unsafe fn read_mmap(
     path: impl AsRef<std::path::Path>,
     options: ReadOptions,
 ) -> Result<crate::MessageIter> {
-    Ok(crate::MessageIter::new(map_file(path.as_ref())?, options))
+    // SAFETY: the caller upholds map_file's contract.
+    Ok(crate::MessageIter::new(
+        unsafe { map_file(path.as_ref())? },
+        options,
+    ))
 }
 
 /// Memory-maps a file read-only as [`bytes::Bytes`] (the map lives as long as the bytes),
 /// for example to hand a large Matrix Market file to
 /// [`formats::matrix_market::read_matrix_market`](crate::formats) without reading it into
-/// memory first. The usual caveat of memory maps applies: another process must not
-/// truncate or rewrite the file while it is mapped.
+/// memory first.
+///
+/// # Safety
+///
+/// The returned bytes view the file's pages directly, and Rust assumes that bytes behind a
+/// shared reference never change. The caller must ensure that the file is not truncated or
+/// modified, by this process or another, while the bytes (or any buffer sliced from them)
+/// are alive: a truncation turns reads into `SIGBUS`, a modification into a data race.
+/// This is the contract of `memmap2::Mmap::map`, passed on rather than hidden. Every reader
+/// of the crate checks the bytes it is given, so a file that is merely malformed is an
+/// error, not a safety problem.
 #[cfg(feature = "mmap")]
-pub fn map_file(path: &std::path::Path) -> Result<bytes::Bytes> {
+#[allow(unsafe_code)]
+pub unsafe fn map_file(path: &std::path::Path) -> Result<bytes::Bytes> {
     let file = std::fs::File::open(path)?;
-    #[allow(unsafe_code)]
-    // SAFETY: the map is read-only; the usual caveat of memory maps applies (another process
-    // truncating or rewriting the file while it is mapped is undefined behaviour), which is
-    // why this function is opt-in behind the `mmap` feature.
+    // SAFETY: read-only map; the caller upholds the no-truncation, no-modification contract
+    // stated above.
     let map = unsafe { memmap2::Mmap::map(&file)? };
     Ok(bytes::Bytes::from_owner(map))
 }

@@ -94,7 +94,10 @@ pub use sparse::{
     SparseTensor,
 };
 pub use tensor::{column_major_strides, element_count, row_major_strides, Tensor};
-pub use types::{IndexType, NativeIndex, NativeValue, Scalar, ValueType};
+pub(crate) use types::{dispatch_index, dispatch_value};
+pub use types::{
+    IndexType, IndexVisitor, NativeIndex, NativeValue, Scalar, ValueType, ValueVisitor,
+};
 pub use validate::Validation;
 
 /// Items for this crate's own tests, fuzz targets and examples (the generated flatbuffer

@@ -460,9 +460,8 @@ native_float!(f16, Float16, f16::ZERO, |a, b| f16::from_f32(
 native_float!(f32, Float32, 0.0, |a, b| a + b);
 native_float!(f64, Float64, 0.0, |a, b| a + b);
 
-/// Runs `$body` with the type alias `$T` bound to the Rust type of a [`ValueType`].
-#[doc(hidden)]
-#[macro_export]
+/// Runs `$body` with the type alias `$T` bound to the Rust type of a [`ValueType`]
+/// (crate-private; other crates use [`ValueType::visit`]).
 macro_rules! dispatch_value {
     ($vt:expr, $T:ident => $body:expr) => {{
         use $crate::ValueType as __V;
@@ -515,9 +514,8 @@ macro_rules! dispatch_value {
     }};
 }
 
-/// Runs `$body` with the type alias `$T` bound to the Rust type of an [`IndexType`].
-#[doc(hidden)]
-#[macro_export]
+/// Runs `$body` with the type alias `$T` bound to the Rust type of an [`IndexType`]
+/// (crate-private; other crates use [`IndexType::visit`]).
 macro_rules! dispatch_index {
     ($it:expr, $T:ident => $body:expr) => {{
         use $crate::IndexType as __I;
@@ -556,4 +554,51 @@ macro_rules! dispatch_index {
             }
         }
     }};
+}
+pub(crate) use dispatch_index;
+pub(crate) use dispatch_value;
+
+/// A computation generic over the value types, run at the Rust type of a [`ValueType`]
+/// known only at run time by [`ValueType::visit`].
+///
+/// ```
+/// use arrow_tensor_ipc::{NativeValue, ValueType, ValueVisitor};
+///
+/// struct Width;
+/// impl ValueVisitor for Width {
+///     type Output = usize;
+///     fn visit<T: NativeValue>(self) -> usize {
+///         std::mem::size_of::<T>()
+///     }
+/// }
+/// assert_eq!(ValueType::Float16.visit(Width), 2);
+/// ```
+pub trait ValueVisitor {
+    /// What the computation returns.
+    type Output;
+    /// Runs the computation with `T` the Rust type of the value type.
+    fn visit<T: NativeValue>(self) -> Self::Output;
+}
+
+/// A computation generic over the index types, run at the Rust type of an [`IndexType`]
+/// known only at run time by [`IndexType::visit`]. Every index type is also a value type.
+pub trait IndexVisitor {
+    /// What the computation returns.
+    type Output;
+    /// Runs the computation with `I` the Rust type of the index type.
+    fn visit<I: NativeIndex + NativeValue>(self) -> Self::Output;
+}
+
+impl ValueType {
+    /// Runs `visitor` at the Rust type of this value type (`f16` for `Float16`).
+    pub fn visit<V: ValueVisitor>(self, visitor: V) -> V::Output {
+        dispatch_value!(self, T => visitor.visit::<T>())
+    }
+}
+
+impl IndexType {
+    /// Runs `visitor` at the Rust type of this index type.
+    pub fn visit<V: IndexVisitor>(self, visitor: V) -> V::Output {
+        dispatch_index!(self, I => visitor.visit::<I>())
+    }
 }

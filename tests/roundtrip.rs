@@ -7,9 +7,9 @@
 
 use arrow_buffer::Buffer;
 use arrow_tensor_ipc::{
-    decode_message, dispatch_index, encode, CompressedAxis, CooIndex, CooOrder, CsfIndex, CsxIndex,
-    IndexArray, IndexType, Message, MessageIter, MessageReader, MessageWriter, NativeIndex,
-    ReadOptions, Scalar, SparseIndex, SparseTensor, Tensor, ValueType, WriteOptions,
+    decode_message, encode, CompressedAxis, CooIndex, CooOrder, CsfIndex, CsxIndex, IndexArray,
+    IndexType, IndexVisitor, Message, MessageIter, MessageReader, MessageWriter, NativeIndex,
+    NativeValue, ReadOptions, Scalar, SparseIndex, SparseTensor, Tensor, ValueType, WriteOptions,
 };
 use proptest::prelude::*;
 
@@ -153,11 +153,19 @@ fn values_buffer(c: &Case, vt: ValueType, order: &[usize]) -> Buffer {
 }
 
 fn index_array(it: IndexType, v: &[usize]) -> IndexArray {
-    dispatch_index!(it, I => IndexArray::from_vec(
-        v.iter()
-            .map(|&x| I::from_u64(x as u64).expect("fits the index type"))
-            .collect::<Vec<I>>()
-    ))
+    struct Build<'a>(&'a [usize]);
+    impl IndexVisitor for Build<'_> {
+        type Output = IndexArray;
+        fn visit<I: NativeIndex + NativeValue>(self) -> IndexArray {
+            IndexArray::from_vec(
+                self.0
+                    .iter()
+                    .map(|&x| I::from_u64(x as u64).expect("fits the index type"))
+                    .collect::<Vec<I>>(),
+            )
+        }
+    }
+    it.visit(Build(v))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

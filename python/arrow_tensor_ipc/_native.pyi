@@ -66,7 +66,13 @@ class MessageStream(Iterator[Message]):
     """A lazy iterator over messages."""
 
     @staticmethod
-    def from_path(path: Union[str, PathLike[str]], strict: bool = True) -> MessageStream: ...
+    def from_path(path: Union[str, PathLike[str]], strict: bool = True) -> MessageStream:
+        """The messages of a memory-mapped file, zero-copy.
+
+        The file must not be truncated or modified while the stream or any array from it
+        is alive (as for ``numpy.memmap``): the arrays view the file's pages.
+        """
+        ...
     @staticmethod
     def from_buffer(data: Any, strict: bool = True) -> MessageStream: ...
     @staticmethod

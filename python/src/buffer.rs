@@ -7,7 +7,8 @@
 //!   protocol, read-only; numpy wraps it without copying (`numpy.frombuffer`).
 //!
 //! - [`new_bytes`]: a `bytes` object whose memory is handed out uninitialised, for
-//!   `dumps` to copy each buffer once, straight into it.
+//!   `dumps` to copy each buffer once, straight into it; the object reaches Python only
+//!   through [`NewBytes::finish`], which checks that every byte was written.
 //!
 //! These are the three `unsafe` sites of the extension: the first two are the buffer
 //! protocol itself (reading memory that Python lent us, lending Rust memory to Python), the
@@ -179,30 +180,87 @@ impl BufferView {
     }
 }
 
-/// A new `bytes` object of `len` bytes and its memory, uninitialised, for the caller to fill
-/// completely before the object is shown to Python code.
-///
-/// The slice borrows the object's memory for the GIL lifetime `'py`; the object is alive as
-/// long as the returned `Bound` is, and immutable to Python code only once it is shared.
-pub fn new_bytes<'py>(
-    py: Python<'py>,
+/// A new `bytes` object whose memory is not yet initialised: Python code cannot see it
+/// until [`NewBytes::finish`] has checked that its [`Filler`] wrote every byte.
+pub struct NewBytes<'py> {
+    obj: Bound<'py, PyBytes>,
     len: usize,
-) -> PyResult<(Bound<'py, PyBytes>, &'py mut [MaybeUninit<u8>])> {
+    data: *const MaybeUninit<u8>,
+}
+
+/// The memory of a [`NewBytes`], written front to back by [`Filler::put`] and
+/// [`Filler::zeros`]. It holds no Python reference, so it may be filled on another thread
+/// while the GIL is released.
+pub struct Filler<'a> {
+    out: &'a mut [MaybeUninit<u8>],
+    filled: usize,
+    overrun: bool,
+}
+
+impl Filler<'_> {
+    /// Appends `src`; bytes beyond the end are dropped and make [`NewBytes::finish`] fail.
+    pub fn put(&mut self, src: &[u8]) {
+        let room = self.out.len() - self.filled;
+        let n = src.len().min(room);
+        self.overrun |= n < src.len();
+        self.out[self.filled..self.filled + n].write_copy_of_slice(&src[..n]);
+        self.filled += n;
+    }
+
+    /// Appends `n` zero bytes (same overrun rule as [`Filler::put`]).
+    pub fn zeros(&mut self, n: usize) {
+        let room = self.out.len() - self.filled;
+        let k = n.min(room);
+        self.overrun |= k < n;
+        self.out[self.filled..self.filled + k].fill(MaybeUninit::new(0));
+        self.filled += k;
+    }
+}
+
+impl<'py> NewBytes<'py> {
+    /// The `bytes` object, once `filler` (this object's own) has written exactly every byte;
+    /// otherwise an error, and the unfinished object is dropped unseen.
+    pub fn finish(self, filler: Filler<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let own = std::ptr::eq(filler.out.as_ptr(), self.data) && filler.out.len() == self.len;
+        if !own || filler.overrun || filler.filled != self.len {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "internal error: a message of {} bytes was written with {} bytes{}",
+                self.len,
+                filler.filled,
+                if filler.overrun { " and more" } else { "" }
+            )));
+        }
+        Ok(self.obj)
+    }
+}
+
+/// A new `bytes` object of `len` bytes, not yet initialised, and the [`Filler`] that must
+/// write all of it before [`NewBytes::finish`] hands the object out.
+pub fn new_bytes<'py>(py: Python<'py>, len: usize) -> PyResult<(NewBytes<'py>, Filler<'py>)> {
     let n = ffi::Py_ssize_t::try_from(len)
         .map_err(|_| pyo3::exceptions::PyOverflowError::new_err("message too large"))?;
     // SAFETY: PyBytes_FromStringAndSize(NULL, n) returns a new reference to a bytes object
     // of n bytes whose contents are uninitialised, or NULL with an exception set (turned
     // into Err). PyBytes_AsString gives its buffer: n writable bytes (plus a terminating
     // NUL), valid while the object lives. The object is fresh and referenced only by the
-    // returned Bound, so nothing else reads or writes it until the caller, which holds
-    // that Bound for at least as long as the slice (both live for 'py and the caller
-    // returns the object only after filling the slice), has initialised every byte;
-    // exposing them as MaybeUninit<u8> makes no claim that they are initialised.
+    // returned NewBytes, which hands it out (finish) only after checking that the Filler
+    // over this very memory wrote all n bytes; until then no Python code can reach it.
+    // Exposing the bytes as MaybeUninit<u8> makes no claim that they are initialised. The
+    // slice lives for 'py, as long as the GIL token, and the object lives at least as long
+    // as the NewBytes that owns it, which the caller keeps until finish.
     unsafe {
         let obj =
             Bound::from_owned_ptr_or_err(py, ffi::PyBytes_FromStringAndSize(std::ptr::null(), n))?
                 .cast_into_unchecked::<PyBytes>();
         let data = ffi::PyBytes_AsString(obj.as_ptr()) as *mut MaybeUninit<u8>;
-        Ok((obj, std::slice::from_raw_parts_mut(data, len)))
+        let out = std::slice::from_raw_parts_mut(data, len);
+        Ok((
+            NewBytes { obj, len, data },
+            Filler {
+                out,
+                filled: 0,
+                overrun: false,
+            },
+        ))
     }
 }

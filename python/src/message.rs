@@ -1,18 +1,17 @@
 //! [`PyMessage`]: one decoded or built message (a dense tensor or a sparse tensor), its
 //! parts as shared byte views, and the crate's conversions and encoder over it.
 
-use crate::buffer::BufferView;
+use crate::buffer::{BufferView, Filler};
 use crate::{index_type_of, to_py_err, ArrowTensorError};
 use arrow_buffer::Buffer;
 use arrow_tensor_ipc::convert;
 use arrow_tensor_ipc::{
-    encode, BodyPart, ConvertOptions, CsfAxisOrder, ErrorKind, IndexArray, Message, Scalar,
-    SparseFormat, SparseIndex, SparseTensor, Tensor, WriteOptions,
+    encode, BodyPart, ConvertOptions, CsfAxisOrder, ErrorKind, IndexArray, Message, NativeValue,
+    Scalar, SparseFormat, SparseIndex, SparseTensor, Tensor, ValueType, WriteOptions,
 };
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
-use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Copies above this size run without the GIL.
@@ -134,15 +133,30 @@ fn owned_array<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> 
         } else {
             t.row_major_bytes()
         };
-    arrow_tensor_ipc::dispatch_value!(t.value_type(), T => {
-        match data.into_vec::<T>() {
-            Ok(v) => Ok(PyArray1::from_vec(py, v).into_any()),
-            Err(data) => {
-                let slice: &[T] = data.typed_data::<T>();
-                Ok(PyArray1::from_slice(py, slice).into_any())
-            }
-        }
-    })
+    match t.value_type() {
+        ValueType::Int8 => vec_array::<i8>(py, data),
+        ValueType::Int16 => vec_array::<i16>(py, data),
+        ValueType::Int32 => vec_array::<i32>(py, data),
+        ValueType::Int64 => vec_array::<i64>(py, data),
+        ValueType::UInt8 => vec_array::<u8>(py, data),
+        ValueType::UInt16 => vec_array::<u16>(py, data),
+        ValueType::UInt32 => vec_array::<u32>(py, data),
+        ValueType::UInt64 => vec_array::<u64>(py, data),
+        ValueType::Float16 => vec_array::<arrow_tensor_ipc::f16>(py, data),
+        ValueType::Float32 => vec_array::<f32>(py, data),
+        ValueType::Float64 => vec_array::<f64>(py, data),
+    }
+}
+
+/// `data` as a 1-D numpy array of `T`, taking the vector over when it is uniquely owned.
+fn vec_array<'py, T: NativeValue + numpy::Element>(
+    py: Python<'py>,
+    data: Buffer,
+) -> PyResult<Bound<'py, PyAny>> {
+    match data.into_vec::<T>() {
+        Ok(v) => Ok(PyArray1::from_vec(py, v).into_any()),
+        Err(data) => Ok(PyArray1::from_slice(py, data.typed_data::<T>()).into_any()),
+    }
 }
 
 #[pymethods]
@@ -375,30 +389,21 @@ impl PyMessage {
                 t.check_contents().map_err(to_py_err)?;
             }
         }
-        let (bytes, out) = crate::buffer::new_bytes(py, len)?;
-        let fill = |out: &mut [MaybeUninit<u8>]| {
-            let (head, mut rest) = out.split_at_mut(encoded.header().len());
-            head.write_copy_of_slice(encoded.header());
+        let (bytes, mut out) = crate::buffer::new_bytes(py, len)?;
+        let fill = |out: &mut Filler<'_>| {
+            out.put(encoded.header());
             for part in encoded.body() {
-                let n = match part {
-                    BodyPart::Data(b) => {
-                        rest[..b.len()].write_copy_of_slice(b.as_slice());
-                        b.len()
-                    }
-                    BodyPart::Zeros(n) => {
-                        rest[..*n].fill(MaybeUninit::new(0));
-                        *n
-                    }
-                };
-                rest = &mut rest[n..];
+                match part {
+                    BodyPart::Data(b) => out.put(b.as_slice()),
+                    BodyPart::Zeros(n) => out.zeros(*n),
+                }
             }
-            debug_assert!(rest.is_empty());
         };
         if len >= DETACH_BYTES {
             py.detach(|| match unchecked {
                 Some(t) => std::thread::scope(|s| {
                     let checker = s.spawn(|| t.check_contents());
-                    fill(out);
+                    fill(&mut out);
                     match checker.join() {
                         Ok(result) => result,
                         Err(_) => Err(ErrorKind::WorkerFailed {
@@ -408,14 +413,15 @@ impl PyMessage {
                     }
                 }),
                 None => {
-                    fill(out);
+                    fill(&mut out);
                     Ok(())
                 }
             })
             .map_err(to_py_err)?;
         } else {
-            fill(out);
+            fill(&mut out);
         }
+        let bytes = bytes.finish(out)?;
         if unchecked.is_some() {
             self.index_checked.store(true, Ordering::Release);
         }

@@ -153,7 +153,10 @@ impl MessageStream {
     #[staticmethod]
     #[pyo3(signature = (path, strict = true))]
     fn from_path(path: PathBuf, strict: bool) -> PyResult<Self> {
-        let it = read_mmap(&path, read_options(strict)).map_err(to_py_err)?;
+        // SAFETY: the documented contract of `from_path` (see `_native.pyi`): the file is
+        // not modified or truncated while the stream or any message from it is alive, as
+        // for `numpy.memmap`.
+        let it = unsafe { read_mmap(&path, read_options(strict)) }.map_err(to_py_err)?;
         Ok(MessageStream {
             source: Source::Memory(it),
             done: false,

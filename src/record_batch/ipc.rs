@@ -177,9 +177,16 @@ impl IpcBatches {
     }
 
     /// Memory-maps the file at `path` and opens it.
+    ///
+    /// # Safety
+    ///
+    /// As for [`map_file`](crate::map_file): the file must not be truncated or modified
+    /// while the batches, or any array read from them, are alive.
     #[cfg(feature = "mmap")]
-    pub fn open(path: &Path) -> Result<Self> {
-        Self::new(Buffer::from(crate::io::map_file(path)?))
+    #[allow(unsafe_code)]
+    pub unsafe fn open(path: &Path) -> Result<Self> {
+        // SAFETY: the caller upholds map_file's contract.
+        Self::new(Buffer::from(unsafe { crate::io::map_file(path)? }))
     }
 
     /// The schema of the batches.

@@ -3,9 +3,9 @@
 use crate::json::{self, JsonNumber, Object};
 use crate::{read, report, Outcome};
 use arrow_tensor_ipc::{
-    dispatch_index, dispatch_value, CooIndex, CooOrder, CustomMetadata, DecodedMessage, IndexArray,
-    Message, NativeIndex, NativeValue, ReadOptions, Scalar, SparseIndex, SparseTensor, Tensor,
-    ValueType,
+    CooIndex, CooOrder, CustomMetadata, DecodedMessage, IndexArray, IndexVisitor, Message,
+    NativeIndex, NativeValue, ReadOptions, Scalar, SparseIndex, SparseTensor, Tensor, ValueType,
+    ValueVisitor,
 };
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -104,14 +104,22 @@ fn tensor(o: &mut Object, t: &Tensor) {
 
 /// The elements of a dense tensor in row-major logical order.
 fn tensor_values(out: &mut String, t: &Tensor) {
-    dispatch_value!(t.value_type(), T => match t.as_slice::<T>() {
-        Some(s) => json::push_numbers(out, s.iter().copied()),
-        None => match t.to_vec::<T>() {
-            Ok(v) => json::push_numbers(out, v),
-            // Unreachable (the type is the tensor's own); print the elements one by one.
-            Err(_) => push_scalars(out, t.iter().map(Some)),
-        },
-    })
+    struct Values<'a>(&'a mut String, &'a Tensor);
+    impl ValueVisitor for Values<'_> {
+        type Output = ();
+        fn visit<T: NativeValue>(self) {
+            let Values(out, t) = self;
+            match t.as_slice::<T>() {
+                Some(s) => json::push_numbers(out, s.iter().map(|v| v.into_scalar())),
+                None => match t.to_vec::<T>() {
+                    Ok(v) => json::push_numbers(out, v.into_iter().map(T::into_scalar)),
+                    // Unreachable (the type is the tensor's own); print the elements one by one.
+                    Err(_) => push_scalars(out, t.iter().map(Some)),
+                },
+            }
+        }
+    }
+    t.value_type().visit(Values(out, t))
 }
 
 /// Values of any type (a fallback path; `None` prints `null`).
@@ -122,17 +130,7 @@ fn push_scalars(out: &mut String, values: impl Iterator<Item = Option<Scalar>>) 
             out.push(',');
         }
         match v {
-            Some(Scalar::Int8(v)) => v.push_json(out),
-            Some(Scalar::Int16(v)) => v.push_json(out),
-            Some(Scalar::Int32(v)) => v.push_json(out),
-            Some(Scalar::Int64(v)) => v.push_json(out),
-            Some(Scalar::UInt8(v)) => v.push_json(out),
-            Some(Scalar::UInt16(v)) => v.push_json(out),
-            Some(Scalar::UInt32(v)) => v.push_json(out),
-            Some(Scalar::UInt64(v)) => v.push_json(out),
-            Some(Scalar::Float16(v)) => v.push_json(out),
-            Some(Scalar::Float32(v)) => v.push_json(out),
-            Some(Scalar::Float64(v)) => v.push_json(out),
+            Some(v) => v.push_json(out),
             None => out.push_str("null"),
         }
     }
@@ -155,9 +153,17 @@ fn index_values<I: NativeValue + NativeIndex>(a: &IndexArray) -> Cow<'_, [I]> {
 }
 
 fn push_index_array(out: &mut String, a: &IndexArray) {
-    dispatch_index!(a.index_type(), I => {
-        json::push_numbers(out, index_values::<I>(a).iter().copied())
-    })
+    struct Indices<'a>(&'a mut String, &'a IndexArray);
+    impl IndexVisitor for Indices<'_> {
+        type Output = ();
+        fn visit<I: NativeIndex + NativeValue>(self) {
+            json::push_numbers(
+                self.0,
+                index_values::<I>(self.1).iter().map(|v| v.into_scalar()),
+            )
+        }
+    }
+    a.index_type().visit(Indices(out, a))
 }
 
 fn push_index_arrays(out: &mut String, arrays: &[IndexArray]) {
@@ -173,32 +179,54 @@ fn push_index_arrays(out: &mut String, arrays: &[IndexArray]) {
 
 /// The coordinate matrix as `nnz` rows of `ndim` integers, whatever its layout.
 fn push_coords(out: &mut String, c: &CooIndex) {
-    let (nnz, ndim, order) = (c.nnz(), c.ndim(), c.order());
-    dispatch_index!(c.indices().index_type(), I => {
-        let s = index_values::<I>(c.indices());
-        out.push('[');
-        for i in 0..nnz {
-            if i > 0 {
-                out.push(',');
-            }
+    struct Coords<'a>(&'a mut String, &'a CooIndex);
+    impl IndexVisitor for Coords<'_> {
+        type Output = ();
+        fn visit<I: NativeIndex + NativeValue>(self) {
+            let Coords(out, c) = self;
+            let (nnz, ndim, order) = (c.nnz(), c.ndim(), c.order());
+            let s = index_values::<I>(c.indices());
             out.push('[');
-            for d in 0..ndim {
-                if d > 0 {
+            for i in 0..nnz {
+                if i > 0 {
                     out.push(',');
                 }
-                let slot = match order {
-                    CooOrder::RowMajor => i.checked_mul(ndim).and_then(|k| k.checked_add(d)),
-                    CooOrder::ColumnMajor => d.checked_mul(nnz).and_then(|k| k.checked_add(i)),
-                };
-                match slot.and_then(|k| s.get(k)) {
-                    Some(v) => v.push_json(out),
-                    None => out.push_str("null"),
+                out.push('[');
+                for d in 0..ndim {
+                    if d > 0 {
+                        out.push(',');
+                    }
+                    let slot = match order {
+                        CooOrder::RowMajor => i.checked_mul(ndim).and_then(|k| k.checked_add(d)),
+                        CooOrder::ColumnMajor => d.checked_mul(nnz).and_then(|k| k.checked_add(i)),
+                    };
+                    match slot.and_then(|k| s.get(k)) {
+                        Some(v) => v.into_scalar().push_json(out),
+                        None => out.push_str("null"),
+                    }
                 }
+                out.push(']');
             }
             out.push(']');
         }
-        out.push(']');
-    })
+    }
+    c.indices().index_type().visit(Coords(out, c))
+}
+
+/// The stored values of a sparse tensor.
+fn sparse_values(out: &mut String, t: &SparseTensor) {
+    struct Values<'a>(&'a mut String, &'a SparseTensor);
+    impl ValueVisitor for Values<'_> {
+        type Output = ();
+        fn visit<T: NativeValue>(self) {
+            let Values(out, t) = self;
+            match t.values::<T>() {
+                Some(s) => json::push_numbers(out, s.iter().map(|v| v.into_scalar())),
+                None => push_scalars(out, (0..t.nnz()).map(|p| t.value(p))),
+            }
+        }
+    }
+    t.value_type().visit(Values(out, t))
 }
 
 fn sparse(o: &mut Object, t: &SparseTensor) {
@@ -229,10 +257,7 @@ fn sparse(o: &mut Object, t: &SparseTensor) {
             push_index_arrays(o.key("indices"), c.indices());
         }
     }
-    dispatch_value!(t.value_type(), T => match t.values::<T>() {
-        Some(s) => json::push_numbers(o.key("values"), s.iter().copied()),
-        None => push_scalars(o.key("values"), (0..t.nnz()).map(|p| t.value(p))),
-    });
+    sparse_values(o.key("values"), t);
     match t.total_elements() {
         Some(n) if n <= MAX_DENSE_ELEMENTS as u64 => match t.to_dense_limited(MAX_DENSE_ELEMENTS) {
             Ok(d) => tensor_values(o.key("dense"), &d),

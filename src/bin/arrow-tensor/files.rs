@@ -26,8 +26,12 @@ pub struct FileOptions {
 }
 
 /// The file's bytes, memory-mapped.
+#[allow(unsafe_code)]
 fn map(path: &Path) -> Result<bytes::Bytes, String> {
-    arrow_tensor_ipc::map_file(path).map_err(|e| format!("{}: cannot map: {e}", path.display()))
+    // SAFETY: the CLI's contract (stated in its help and the README): input files are not
+    // modified or truncated while a command reads them.
+    unsafe { arrow_tensor_ipc::map_file(path) }
+        .map_err(|e| format!("{}: cannot map: {e}", path.display()))
 }
 
 /// Reads the tensors of a file of `format` (one, or an `.npz` bundle's members in archive

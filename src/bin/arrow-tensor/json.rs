@@ -55,6 +55,25 @@ impl JsonNumber for f16 {
     }
 }
 
+impl JsonNumber for arrow_tensor_ipc::Scalar {
+    fn push_json(self, out: &mut String) {
+        use arrow_tensor_ipc::Scalar;
+        match self {
+            Scalar::Int8(v) => v.push_json(out),
+            Scalar::Int16(v) => v.push_json(out),
+            Scalar::Int32(v) => v.push_json(out),
+            Scalar::Int64(v) => v.push_json(out),
+            Scalar::UInt8(v) => v.push_json(out),
+            Scalar::UInt16(v) => v.push_json(out),
+            Scalar::UInt32(v) => v.push_json(out),
+            Scalar::UInt64(v) => v.push_json(out),
+            Scalar::Float16(v) => v.push_json(out),
+            Scalar::Float32(v) => v.push_json(out),
+            Scalar::Float64(v) => v.push_json(out),
+        }
+    }
+}
+
 /// Appends a JSON string literal.
 pub fn push_str(out: &mut String, s: &str) {
     out.push('"');
