@@ -120,7 +120,8 @@ pub(crate) fn for_each_offset(shape: &[usize], strides: &[usize], mut f: impl Fn
 impl Tensor {
     /// A row-major tensor owning `data` (no copy). Fails when `data.len()` is not the product
     /// of `shape`.
-    pub fn from_vec<T: NativeValue>(shape: Vec<usize>, data: Vec<T>) -> Result<Self> {
+    pub fn from_vec<T: NativeValue>(shape: impl AsRef<[usize]>, data: Vec<T>) -> Result<Self> {
+        let shape = shape.as_ref().to_vec();
         let n = element_count(&shape).ok_or_else(|| ErrorKind::Overflow {
             quantity: crate::Quantity::ElementCount {
                 shape: shape.clone(),
@@ -142,10 +143,11 @@ impl Tensor {
     /// is accepted (elements are read bytewise); [`Tensor::as_slice`] then returns `None`.
     pub fn try_new(
         value_type: ValueType,
-        shape: Vec<usize>,
-        strides: Vec<usize>,
+        shape: impl AsRef<[usize]>,
+        strides: impl AsRef<[usize]>,
         data: Buffer,
     ) -> Result<Self> {
+        let (shape, strides) = (shape.as_ref().to_vec(), strides.as_ref().to_vec());
         if strides.len() != shape.len() {
             return fail(ErrorKind::CountMismatch {
                 what: "strides (one per dimension)".into(),

@@ -173,7 +173,7 @@ fn column_major() -> Tensor {
 }
 
 fn coo() -> SparseTensor {
-    SparseTensor::coo(&[4, 4], vec![0i64, 1, 2, 0, 3, 3], vec![1.5f32, -0.5, 2.0])
+    SparseTensor::coo([4, 4], vec![0i64, 1, 2, 0, 3, 3], vec![1.5f32, -0.5, 2.0])
         .unwrap()
         .with_dim_names(["", "j"])
         .unwrap()
@@ -190,7 +190,7 @@ fn csc() -> SparseTensor {
 /// Shape [2, 3, 4] with (0,0,1) = 1, (0,2,3) = 2, (1,1,0) = 3.
 fn csf() -> SparseTensor {
     SparseTensor::csf(
-        &[2, 3, 4],
+        [2, 3, 4],
         vec![0, 1, 2],
         vec![vec![0i64, 2, 3], vec![0, 1, 2, 3]],
         vec![vec![0, 1], vec![0, 2, 1], vec![1, 3, 0]],
@@ -361,7 +361,7 @@ fn floats_nan_infinity_and_negative_zero() {
             Tensor::from_vec(vec![7], f64s.clone()).unwrap().into(),
             Tensor::from_vec(vec![5], f32s.clone()).unwrap().into(),
             Tensor::from_vec(vec![5], f16s.clone()).unwrap().into(),
-            SparseTensor::coo(&[3], vec![0i32, 2], vec![f64::NAN, f64::NEG_INFINITY])
+            SparseTensor::coo([3], vec![0i32, 2], vec![f64::NAN, f64::NEG_INFINITY])
                 .unwrap()
                 .into(),
         ],
@@ -423,7 +423,7 @@ fn raw_array(line: &str, key: &str) -> Vec<String> {
 #[test]
 fn integers_are_exact() {
     let big = vec![0u64, i64::MAX as u64 + 1, u64::MAX, 9_007_199_254_740_993];
-    let sparse = SparseTensor::coo(&[3], vec![0u64, 2], vec![u64::MAX, 1]).unwrap();
+    let sparse = SparseTensor::coo([3], vec![0u64, 2], vec![u64::MAX, 1]).unwrap();
     let bytes = stream(
         &[
             Tensor::from_vec(vec![4], big.clone()).unwrap().into(),
@@ -454,7 +454,7 @@ fn integers_are_exact() {
 
 #[test]
 fn uint64_coordinate_above_i64_max_is_exact_in_permissive_mode() {
-    let sparse = SparseTensor::coo(&[3, 3], vec![0u64, 1, 2, 2], vec![5i8, 6]).unwrap();
+    let sparse = SparseTensor::coo([3, 3], vec![0u64, 1, 2, 2], vec![5i8, 6]).unwrap();
     let mut bytes = stream(&[sparse.into()], non_arrow());
     let body = decode_message(&bytes::Bytes::from(bytes.clone()), &ReadOptions::default())
         .unwrap()
@@ -517,7 +517,7 @@ fn rank_zero_sparse() {
 fn empty_and_large_sparse() {
     // No stored value, and a tensor too large for `dense`.
     let empty = SparseTensor::csr([2, 2], vec![0i32, 0, 0], vec![], Vec::<f32>::new()).unwrap();
-    let large = SparseTensor::coo(&[1000, 1000], vec![5i32, 7], vec![1u16]).unwrap();
+    let large = SparseTensor::coo([1000, 1000], vec![5i32, 7], vec![1u16]).unwrap();
     let file = write_file("emptylarge", &[empty.into(), large.into()]);
     let lines = dump_ok(file.path());
     assert_eq!(lines[0]["nnz"], 0);

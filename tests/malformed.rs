@@ -1,7 +1,7 @@
 //! The malformed-message suite: each case is one message that breaks one rule, and the test
 //! asserts the specific [`ErrorKind`] from every reader (`decode_message`, `MessageIter`,
 //! `MessageReader`). The same bytes read permissively are either rejected too or decode to
-//! a tensor whose use (`iter`, `for_each_stored`, `to_dense_limited`) fails, and whose
+//! a tensor whose use (`iter`, `for_each_stored`, `to_dense_with`) fails, and whose
 //! lookups (`get` on every cell) return without panicking.
 //!
 //! The first group rebuilds, as our own messages, every hardening fix Arrow C++'s sparse and
@@ -122,7 +122,7 @@ fn coo(coords: &[i64], t: IntT) -> Vec<u8> {
 
 #[test]
 fn bases_are_valid() {
-    let expect_coo = SparseTensor::coo(&[3, 4], vec![0i32, 1, 1, 2, 2, 3], f32s(&[1., 2., 3.]))
+    let expect_coo = SparseTensor::coo([3, 4], vec![0i32, 1, 1, 2, 2, 3], f32s(&[1., 2., 3.]))
         .unwrap()
         .to_dense()
         .unwrap();
@@ -261,7 +261,11 @@ fn arrow_11470_shape_or_stride_products_overflow_int64() {
     assert_eq!(t.get(&[1 << 39, 3]).unwrap(), Scalar::Float32(0.));
     assert_eq!(t.total_elements(), None);
     assert!(matches!(
-        t.to_dense_limited(usize::MAX).unwrap_err().kind(),
+        t.to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(usize::MAX)
+        )
+        .unwrap_err()
+        .kind(),
         ErrorKind::Overflow { .. }
     ));
     let bytes = csx_msg(
@@ -275,7 +279,11 @@ fn arrow_11470_shape_or_stride_products_overflow_int64() {
     let t = d.message.as_sparse().unwrap();
     assert_eq!(t.get(&[0, (1 << 62) - 1]).unwrap(), Scalar::Float32(2.));
     assert!(matches!(
-        t.to_dense_limited(usize::MAX).unwrap_err().kind(),
+        t.to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(usize::MAX)
+        )
+        .unwrap_err()
+        .kind(),
         ErrorKind::Overflow { .. }
     ));
 }
@@ -450,7 +458,11 @@ fn gh_50077_csx_nnz_or_compressed_dimension_near_i64_max() {
     assert_eq!(t.get(&[1, 1 << 62]).unwrap(), Scalar::Float32(0.));
     assert_eq!(t.iter().unwrap().count(), 4);
     assert!(matches!(
-        t.to_dense_limited(usize::MAX).unwrap_err().kind(),
+        t.to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(usize::MAX)
+        )
+        .unwrap_err()
+        .kind(),
         ErrorKind::Overflow { .. }
     ));
 }
@@ -1789,7 +1801,7 @@ fn empty_sparse_tensor_with_overflowing_row_major_strides() {
     );
     // Built in memory: refused too.
     let e =
-        SparseTensor::coo(&[0, huge as usize], Vec::<i32>::new(), Vec::<f32>::new()).unwrap_err();
+        SparseTensor::coo([0, huge as usize], Vec::<i32>::new(), Vec::<f32>::new()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Overflow { .. }), "{e}");
     // The largest such shape whose strides fit decodes, expands and re-encodes.
     let fits = i64::MAX / 4;
@@ -1924,7 +1936,10 @@ fn overlapping_buffers() {
             let _ = t.get(&c);
         }
         let _ = t.iter();
-        let _ = t.to_dense_limited(common::DENSE_LIMIT);
+        let _ = t.to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default()
+                .with_max_dense_elements(common::DENSE_LIMIT),
+        );
         t
     };
     // COO values over the last 8 bytes of the indices: they read as coordinates 1 and 2.
@@ -2257,7 +2272,10 @@ fn exercise(m: &arrow_tensor_ipc::Message) {
         }
         arrow_tensor_ipc::Message::SparseTensor(t) => {
             let _ = t.iter();
-            let _ = t.to_dense_limited(common::DENSE_LIMIT);
+            let _ = t.to_dense_with(
+                &arrow_tensor_ipc::ConvertOptions::default()
+                    .with_max_dense_elements(common::DENSE_LIMIT),
+            );
             for c in common::cells(t.shape(), 1 << 12) {
                 let _ = t.get(&c);
             }

@@ -213,7 +213,7 @@ fn coo<T: arrow_tensor_ipc::NativeValue>(
     coords: Vec<i64>,
     values: Vec<T>,
 ) -> SparseTensor {
-    SparseTensor::coo(&shape, coords, values).expect("coo")
+    SparseTensor::coo(shape, coords, values).expect("coo")
 }
 
 #[test]

@@ -103,7 +103,7 @@ fn sample(vt: ValueType, shape: &[usize], layout: u8, seed: u8) -> Tensor {
             } else {
                 column_major_strides(shape, w)
             };
-            Tensor::try_new(vt, shape.to_vec(), strides, Buffer::from_vec(data)).unwrap()
+            Tensor::try_new(vt, shape, strides, Buffer::from_vec(data)).unwrap()
         }
         _ => {
             let mut big = shape.to_vec();
@@ -116,7 +116,7 @@ fn sample(vt: ValueType, shape: &[usize], layout: u8, seed: u8) -> Tensor {
             if let Some(last) = strides.last_mut() {
                 *last *= 2;
             }
-            Tensor::try_new(vt, shape.to_vec(), strides, Buffer::from_vec(data)).unwrap()
+            Tensor::try_new(vt, shape, strides, Buffer::from_vec(data)).unwrap()
         }
     }
 }

@@ -29,7 +29,7 @@ def test_error_kind_of_a_bad_index() -> None:
             np.array([[0, 5]], dtype=np.int64),
             "int64",
         )
-    assert info.value.kind == "coordinate_out_of_range"
+    assert info.value.kind == "index_out_of_bounds"
     assert info.value.position is None
 
 

@@ -67,7 +67,7 @@ impl BodySlicer<'_> {
 
     fn index(&mut self, r: BufRef, t: IndexType, count: u64, id: BufferId) -> Result<IndexArray> {
         let w = t.byte_width() as u64;
-        let needed = count.checked_mul(w).ok_or_else(|| ErrorKind::Overflow {
+        let needed = count.checked_mul(w).ok_or(ErrorKind::Overflow {
             quantity: Quantity::BufferLength(id),
         })?;
         let buf = self.take(r, needed, t.byte_width(), id)?;
@@ -141,7 +141,7 @@ pub(super) fn assemble(meta: MessageMeta, body: Buffer, options: &ReadOptions) -
                 } => {
                     let iw = index_type.byte_width() as i64;
                     let order = coo_order(strides.as_deref(), nnz, ndim, iw)?;
-                    let cells = nnz.checked_mul(ndim).ok_or_else(|| ErrorKind::Overflow {
+                    let cells = nnz.checked_mul(ndim).ok_or(ErrorKind::Overflow {
                         quantity: Quantity::CooEntries,
                     })?;
                     let arr = slicer.index(buffer, index_type, cells, BufferId::CooIndices)?;
@@ -171,12 +171,15 @@ pub(super) fn assemble(meta: MessageMeta, body: Buffer, options: &ReadOptions) -
                         });
                     }
                     let outer = shape.get(axis.dim()).copied().unwrap_or(0) as u64;
-                    let n = outer.checked_add(1).ok_or_else(|| ErrorKind::Overflow {
+                    let n = outer.checked_add(1).ok_or(ErrorKind::Overflow {
                         quantity: Quantity::IndptrLength,
                     })?;
                     let indptr = slicer.index(indptr, indptr_type, n, BufferId::CsxIndptr)?;
                     let indices = slicer.index(indices, indices_type, nnz, BufferId::CsxIndices)?;
-                    (SparseIndex::Csx(CsxIndex::new(axis, indptr, indices)), nnz)
+                    (
+                        SparseIndex::Csx(CsxIndex::from_arrays(axis, indptr, indices)),
+                        nnz,
+                    )
                 }
                 IndexPlan::Csf {
                     indptr_type,
@@ -195,11 +198,9 @@ pub(super) fn assemble(meta: MessageMeta, body: Buffer, options: &ReadOptions) -
                     &axis_order,
                 )?,
             };
-            let needed = nnz
-                .checked_mul(w as u64)
-                .ok_or_else(|| ErrorKind::Overflow {
-                    quantity: Quantity::BufferLength(BufferId::Values),
-                })?;
+            let needed = nnz.checked_mul(w as u64).ok_or(ErrorKind::Overflow {
+                quantity: Quantity::BufferLength(BufferId::Values),
+            })?;
             let values = slicer.take(data, needed, w, BufferId::Values)?;
             if options.validation == Validation::Strict {
                 slicer.check_overlap()?;
@@ -427,7 +428,7 @@ fn csf_index(
         idx_arrays.push(slicer.index(r, indices_type, n, BufferId::CsfIndices(k))?);
     }
     Ok((
-        SparseIndex::Csf(CsfIndex::new(order, ptr_arrays, idx_arrays)),
+        SparseIndex::Csf(CsfIndex::from_arrays(order, ptr_arrays, idx_arrays)),
         nnz,
     ))
 }

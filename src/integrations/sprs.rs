@@ -181,7 +181,7 @@ impl SparseTensor {
             axis,
             IndexArray::from_vec(indptr),
             IndexArray::from_vec(indices),
-        );
+        )?;
         SparseTensor::from_converted_parts(
             N::TYPE,
             vec![rows, cols],

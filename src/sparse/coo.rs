@@ -384,7 +384,7 @@ pub(crate) fn find(index: &CooIndex, coords: &[usize], sorted: bool) -> Vec<usiz
 pub(crate) fn check_structure(c: &CooIndex, ndim: usize, nnz: usize) -> Result<()> {
     count("COO index dimensions", ndim, c.ndim)?;
     count("COO entries (nnz)", nnz, c.nnz)?;
-    let cells = nnz.checked_mul(ndim).ok_or_else(|| ErrorKind::Overflow {
+    let cells = nnz.checked_mul(ndim).ok_or(ErrorKind::Overflow {
         quantity: crate::Quantity::CooEntries,
     })?;
     count("COO coordinates (nnz x ndim)", cells, c.indices.len())

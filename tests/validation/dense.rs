@@ -118,15 +118,19 @@ fn dense_shape_overflow() {
         ErrorKind::Overflow { .. }
     ));
     // Sparse to-dense of an enormous shape overflows or exceeds the limit, never allocates.
-    let t = SparseTensor::coo(&[1 << 40, 1 << 40], vec![5i64, 7], vec![1f32]).unwrap();
+    let t = SparseTensor::coo([1 << 40, 1 << 40], vec![5i64, 7], vec![1f32]).unwrap();
     assert_eq!(t.get(&[5, 7]).unwrap(), Scalar::Float32(1.));
     assert!(matches!(
         t.to_dense().unwrap_err().kind(),
         ErrorKind::Overflow { .. }
     ));
-    let t = SparseTensor::coo(&[1 << 20, 1 << 20], vec![5i64, 7], vec![1f32]).unwrap();
+    let t = SparseTensor::coo([1 << 20, 1 << 20], vec![5i64, 7], vec![1f32]).unwrap();
     assert!(matches!(
-        t.to_dense_limited(1 << 20).unwrap_err().kind(),
+        t.to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(1 << 20)
+        )
+        .unwrap_err()
+        .kind(),
         ErrorKind::LimitExceeded { .. }
     ));
 }

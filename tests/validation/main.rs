@@ -110,7 +110,7 @@ fn permissive_errors(bytes: &[u8], lookups: &[&[usize]]) -> Vec<arrow_tensor_ipc
 
 /// 3 x 4 COO, int32 coordinates (0,1) (1,2) (2,3), float32 values. Canonical.
 fn coo_base() -> SparseTensor {
-    let t = SparseTensor::coo(&[3, 4], vec![0i32, 1, 1, 2, 2, 3], vec![1f32, 2., 3.]).unwrap();
+    let t = SparseTensor::coo([3, 4], vec![0i32, 1, 1, 2, 2, 3], vec![1f32, 2., 3.]).unwrap();
     match t.index() {
         SparseIndex::Coo(c) => assert!(c.is_canonical()),
         _ => unreachable!(),
@@ -132,7 +132,7 @@ fn csr_base() -> SparseTensor {
 /// The seed CSF example: 2 x 3 x 4, (0,0,1)=1 (0,2,3)=2 (1,1,0)=3 (1,1,2)=4, int32 indices.
 fn csf_base() -> SparseTensor {
     SparseTensor::csf(
-        &[2, 3, 4],
+        [2, 3, 4],
         vec![0, 1, 2],
         vec![vec![0i32, 2, 3], vec![0, 1, 2, 4]],
         vec![vec![0i32, 1], vec![0, 2, 1], vec![1, 3, 0, 2]],

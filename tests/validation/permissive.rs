@@ -161,7 +161,8 @@ fn index_arrays_of_mixed_types_are_refused() {
             IndexArray::from_vec(vec![0i32]),
             IndexArray::from_vec(vec![2i64]),
         ],
-    );
+    )
+    .unwrap();
     let e = SparseTensor::try_new(
         ValueType::Float32,
         vec![2, 3],

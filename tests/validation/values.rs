@@ -5,7 +5,7 @@ use crate::csf::{seed_idx, seed_ptr};
 
 #[test]
 fn values_shorter_than_nnz() {
-    let e = SparseTensor::coo(&[3, 4], vec![0i32, 1, 1, 2, 2, 3], vec![1f32, 2.]).unwrap_err();
+    let e = SparseTensor::coo([3, 4], vec![0i32, 1, 1, 2, 2, 3], vec![1f32, 2.]).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::CountMismatch { .. }), "{e}");
     let e = SparseTensor::csr(
         [3, 4],

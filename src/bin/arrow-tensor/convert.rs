@@ -506,9 +506,9 @@ fn relayout(
 ) -> arrow_tensor_ipc::Result<Message> {
     Ok(match (message, format) {
         (Message::Tensor(t), None) => Message::Tensor(t),
-        (Message::SparseTensor(t), None) => Message::Tensor(
-            arrow_tensor_ipc::convert::to_dense_with(&t, max_dense, options)?,
-        ),
+        (Message::SparseTensor(t), None) => {
+            Message::Tensor(t.to_dense_with(&options.clone().with_max_dense_elements(max_dense))?)
+        }
         (Message::Tensor(t), Some(f)) => Message::SparseTensor(t.to_sparse(f, options)?),
         (Message::SparseTensor(t), Some(f)) => Message::SparseTensor(t.to_format(f, options)?),
     })

@@ -259,7 +259,10 @@ fn sparse(o: &mut Object, t: &SparseTensor) {
     }
     sparse_values(o.key("values"), t);
     match t.total_elements() {
-        Some(n) if n <= MAX_DENSE_ELEMENTS as u64 => match t.to_dense_limited(MAX_DENSE_ELEMENTS) {
+        Some(n) if n <= MAX_DENSE_ELEMENTS as u64 => match t.to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default()
+                .with_max_dense_elements(MAX_DENSE_ELEMENTS),
+        ) {
             Ok(d) => tensor_values(o.key("dense"), &d),
             Err(e) => {
                 o.null("dense");

@@ -188,7 +188,12 @@ fn write(
         FileFormat::Frostt => frostt::write_frostt(message, &mut out)?,
         FileFormat::Npy => match message {
             Message::Tensor(t) => npy::write_npy(t, &mut out)?,
-            Message::SparseTensor(s) => npy::write_npy(&s.to_dense_limited(max_dense)?, &mut out)?,
+            Message::SparseTensor(s) => npy::write_npy(
+                &s.to_dense_with(
+                    &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(max_dense),
+                )?,
+                &mut out,
+            )?,
         },
         FileFormat::Npz => {
             let o = npz::NpzWriteOptions {

@@ -68,7 +68,7 @@ fn thread_count(threads: usize) -> usize {
     }
 }
 
-/// Expands to a dense row-major tensor; see [`crate::convert::to_dense()`]. `threads` as in
+/// Expands to a dense row-major tensor; see [`crate::convert::to_dense`]. `threads` as in
 /// [`crate::convert::ConvertOptions::threads`] (used by canonical COO, CSR, CSC and
 /// identity-order CSF inputs of at least 2^20 elements).
 pub(crate) fn to_dense_limited(
@@ -100,7 +100,7 @@ fn to_dense_tuned(
     }
     let Ok(s) = validated(s) else {
         // Index data that breaks a rule: the checked general path reports or tolerates it.
-        return s.to_dense_limited(max_elements);
+        return s.to_dense_checked(max_elements);
     };
     let w = s.value_type().byte_width();
     match total.checked_mul(w) {
@@ -118,7 +118,7 @@ fn to_dense_tuned(
     });
     Tensor::try_new(
         s.value_type(),
-        s.shape().to_vec(),
+        s.shape(),
         row_major_strides(s.shape(), w),
         data,
     )?

@@ -285,7 +285,7 @@ fn csx_from_columns<I: NativeIndex>(
     // fit go the general way, which reports them).
     let minor = cast_index(&minor, f)?;
     let indptr = crate::dispatch_index!(f, F => counted_indptr::<I, F>(keys, n)?);
-    let index = crate::CsxIndex::new(axis, indptr, minor);
+    let index = crate::CsxIndex::from_arrays(axis, indptr, minor);
     // Unsorted or repeated indices within a row, or any coordinate outside the shape: the
     // general path sorts, sums or reports them by column and row.
     let t = SparseTensor::try_new(vt, info.shape.clone(), values, SparseIndex::Csx(index)).ok()?;
@@ -416,7 +416,7 @@ fn csf_from_columns_as<I: NativeIndex, F: NativeIndex>(
     let mut level_indices: Vec<IndexArray> =
         indices.into_iter().map(IndexArray::from_vec).collect();
     level_indices.push(cast_index(&columns.pop()?, F::TYPE)?);
-    let index = crate::CsfIndex::new(
+    let index = crate::CsfIndex::from_arrays(
         (0..ndim).collect(),
         indptr.into_iter().map(IndexArray::from_vec).collect(),
         level_indices,

@@ -83,7 +83,7 @@ pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
             // Only the columns are taken from it (the coordinates were checked above).
             SparseTensor::try_new_with_validation(
                 tensor.value_type(),
-                tensor.shape().to_vec(),
+                tensor.shape(),
                 tensor.values_buffer().clone(),
                 SparseIndex::Coo(index),
                 crate::Validation::Permissive,
@@ -111,7 +111,7 @@ fn check_coordinates(t: &SparseTensor) -> Result<()> {
     }
     match SparseTensor::try_new_with_duplicates(
         t.value_type(),
-        t.shape().to_vec(),
+        t.shape(),
         t.values_buffer().clone(),
         t.index().clone(),
     ) {
