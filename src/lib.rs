@@ -47,8 +47,8 @@
 //!   as [`ReadOptions::strict`]) and change fields with `with_*` setters. Options of readers
 //!   carry [`Limits`], the bounds on what untrusted input may make the crate allocate.
 //! - Errors are data: [`Error::kind`] says what went wrong as an [`ErrorKind`] with fields,
-//!   and `Error::position` says where (message offset, file line, record batch and row,
-//!   archive member).
+//!   and [`Error::position`] says where as a [`Position`] (message offset, file line or
+//!   archive member, record batch, column and row).
 //!
 //! # Example
 //! ```
@@ -77,7 +77,8 @@
 //! # Untrusted input
 //! Decoding never panics, never reads out of bounds and never allocates in proportion to a
 //! size the input merely claims; every malformed input gets an [`Error`] whose
-//! [`ErrorKind`] says what is wrong and where (message offset, buffer, index). Strict
+//! [`ErrorKind`] says what is wrong (which rule, buffer, index) and whose [`Position`] says
+//! where (message offset, file line, record batch). Strict
 //! validation ([`ReadOptions::strict`], the default) checks every rule of the format on the
 //! index data; permissive validation ([`ReadOptions::permissive`]) checks only what memory
 //! safety needs, and lookups then report bad index data as errors.
