@@ -13,7 +13,7 @@ mod common;
 use arrow_tensor_ipc::__private::flatbuf as fb;
 use arrow_tensor_ipc::{
     decode_message, encode, BufferId, ErrorKind, Limits, MessageIter, MessageReader, Misaligned,
-    ReadOptions, Scalar, SparseTensor, WriteOptions,
+    ReadOptions, Scalar, SparseIndex, SparseTensor, WriteOptions,
 };
 use common::craft::{self, Index, IntT, Vt, I16, I32, I64, I8, U64};
 use common::{
@@ -1205,6 +1205,17 @@ fn oversized_body_length() {
             available: 24
         }
     );
+    // A declared body a little longer than the bytes present.
+    let (mut s, body) = crafted_coo();
+    s.body_len = body.len() as i64 + 8;
+    rejects_structure!(
+        sparse_msg(&s, &body),
+        ErrorKind::Truncated {
+            part: "body",
+            needed,
+            available
+        } if *needed == body.len() as u64 + 8 && *available == body.len() as u64
+    );
     // A limit below a real body.
     let (d, body) = crafted_dense();
     let opts = ReadOptions::default().with_limits(Limits::default().with_max_body_len(16));
@@ -1960,6 +1971,11 @@ fn overlapping_buffers() {
         BufferId::CooIndices,
         BufferId::Values,
     );
+    assert_eq!(t.nnz(), 2);
+    assert_eq!(
+        t.values::<f32>().unwrap(),
+        &[f32::from_bits(1), f32::from_bits(2)]
+    );
     assert_eq!(t.get(&[1, 2]).unwrap(), Scalar::Float32(f32::from_bits(2)));
     // CSR indptr and indices over the same bytes: [0, 1, 2, 3] and [0, 1, 2].
     let body = craft::ints(&[0, 1, 2, 3, 0, 0], 4);
@@ -2053,7 +2069,9 @@ fn misaligned_buffers_with_misaligned_error() {
         4,
         8,
     );
-    assert_eq!(t.values::<f64>().unwrap(), &[1.5, -2.0]);
+    let values = t.values::<f64>().unwrap();
+    assert_eq!(values, &[1.5, -2.0]);
+    assert_eq!(values.as_ptr() as usize % 8, 0, "the copy is aligned");
     // int32 COO indices at body offset 2.
     let mut body = vec![0u8; 2];
     body.extend(craft::ints(&[0, 2, 1, 3], 4));
@@ -2068,6 +2086,12 @@ fn misaligned_buffers_with_misaligned_error() {
     let bytes = common::sparse_of(&[2, 4], 2, index, (24, 8), &body);
     let t = misaligned(&bytes, BufferId::CooIndices, 2, 4);
     assert_eq!(t.get(&[1, 3]).unwrap(), Scalar::Float32(2.));
+    let SparseIndex::Coo(c) = t.index() else {
+        unreachable!("a COO tensor")
+    };
+    let coords = c.indices().values::<i32>().unwrap();
+    assert_eq!(coords, &[0, 2, 1, 3]);
+    assert_eq!(coords.as_ptr() as usize % 4, 0, "the copy is aligned");
     // CSR: int64 indptr at 4 (int16 indices at 36, aligned).
     let mut body = vec![0u8; 4];
     body.extend(craft::ints(&CSR_PTR, 8));
@@ -2111,8 +2135,8 @@ fn misaligned_buffers_with_misaligned_error() {
     misaligned(&sparse_msg(&s, &body), BufferId::CsfIndices(1), at, 4);
     // A dense body that starts at an odd address: the message header has odd length. Only
     // the zero-copy readers see it (MessageReader copies the body into aligned memory).
-    let (d, body) = crafted_dense();
-    let mut meta = craft::dense(&d);
+    let (d_base, body) = crafted_dense();
+    let mut meta = craft::dense(&d_base);
     if meta.len().is_multiple_of(2) {
         meta.push(0);
     }
@@ -2140,6 +2164,46 @@ fn misaligned_buffers_with_misaligned_error() {
     let t = d.message.as_tensor().unwrap();
     assert_eq!(t.as_slice::<i32>().unwrap(), &[1, 2, 3, 4, 5, 6]);
     common::read(&bytes, error).unwrap();
+    // The same in a stream: a one-byte int8 tensor without padding puts the next message,
+    // and so its body, at an odd offset; the error names that message's offset.
+    let one = craft::Dense {
+        version: 4,
+        vt: Vt::Int(8, true),
+        shape: vec![1],
+        names: vec![],
+        strides: None,
+        data: (0, 1),
+        body_len: 1,
+        custom_metadata: false,
+    };
+    let mut stream = dense_msg(&one, &[7]);
+    let second = stream.len();
+    assert_eq!(second % 2, 1);
+    stream.extend(dense_msg(&d_base, &body));
+    let buf = arrow_buffer::Buffer::from_slice_ref(&stream);
+    let results: Vec<_> = MessageIter::new(buf.clone(), error).collect();
+    assert_eq!(results.len(), 2);
+    assert!(results[0].is_ok());
+    let e = results[1].as_ref().unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Misaligned {
+                buffer: BufferId::TensorData,
+                align: 4,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(e.message_offset(), Some(second as u64));
+    let ok: Vec<_> = MessageIter::new(buf, ReadOptions::default())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let t = ok[1].message.as_tensor().unwrap();
+    let values = t.as_slice::<i32>().unwrap();
+    assert_eq!(values, &[1, 2, 3, 4, 5, 6]);
+    assert_eq!(values.as_ptr() as usize % 4, 0, "the copy is aligned");
 }
 
 #[test]

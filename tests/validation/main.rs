@@ -2,7 +2,9 @@
 //! [`ErrorKind`], through the constructors, through decoding a message whose body was patched
 //! after encoding, and through messages crafted with the flatbuffer builder. Permissive
 //! reading of the same broken messages must succeed, and using the result must return errors
-//! (never panic).
+//! (never panic). Metadata rules that do not belong to one layout (framing, versions, unions,
+//! value and index types, buffers outside the body, overlaps, alignment) are the subject of
+//! `tests/malformed.rs`.
 //!
 //! One module per section; the crafting helpers are shared with the other hostile-input
 //! suites (`tests/common`).
@@ -11,8 +13,8 @@ use arrow_buffer::Buffer;
 use arrow_tensor_ipc::__private::flatbuf as fb;
 use arrow_tensor_ipc::{
     decode_message, encode, BufferId, CompressedAxis, CooIndex, CsfIndex, CsxIndex, DecodedMessage,
-    ErrorKind, IndexArray, IndexType, Limits, Message, MessageIter, Misaligned, ReadOptions,
-    Scalar, SparseIndex, SparseTensor, Tensor, ValueType, WriteOptions,
+    ErrorKind, IndexArray, IndexType, Message, ReadOptions, Scalar, SparseIndex, SparseTensor,
+    Tensor, ValueType, WriteOptions,
 };
 
 #[path = "../common/mod.rs"]
@@ -20,7 +22,6 @@ mod common;
 
 mod blocks;
 mod coo;
-mod crafted;
 mod csf;
 mod csx;
 mod dense;
