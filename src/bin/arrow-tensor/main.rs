@@ -61,6 +61,7 @@
 mod convert;
 mod dump;
 mod files;
+mod input;
 mod inspect;
 mod json;
 mod progress;
@@ -264,6 +265,22 @@ enum Outcome {
     Ok,
     /// Some input was invalid or unreadable (already reported).
     Failed,
+}
+
+/// The options that turn record batches into tensors for `inspect`, `dump` and `validate`
+/// (`convert` sets its own from its command line).
+fn default_message_options(
+    options: arrow_tensor_ipc::ReadOptions,
+) -> arrow_tensor_ipc::record_batch::MessageOptions {
+    arrow_tensor_ipc::record_batch::MessageOptions::default().with_limits(options.limits)
+}
+
+/// The options of the file-format readers for `inspect`, `dump` and `validate`.
+fn default_file_options(options: arrow_tensor_ipc::ReadOptions) -> files::FileOptions {
+    files::FileOptions {
+        validation: options.validation,
+        ..files::FileOptions::default()
+    }
 }
 
 /// Prints a diagnostic on standard error.
