@@ -5,14 +5,18 @@
 //! messages written and what is being done to the current one (for an input of unknown
 //! size, standard input read as it comes: a spinner, the bytes read and the rate). Shown by
 //! default only when standard error is a terminal and the input holds at least [`LARGE`]
-//! bytes; `--progress` forces it (also into a pipe or a file, where it is redrawn with
-//! carriage returns on an 80-column line), `--no-progress` turns it off.
+//! bytes; `--progress` forces it (also into a pipe or a file, where it is redrawn after
+//! carriage returns as if on a terminal of [`PLAIN_WIDTH`] columns, and the last drawing
+//! ends the line), `--no-progress` turns it off.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use std::io::{self, IsTerminal, Write};
 
 /// Inputs of at least this many bytes get a progress bar by default.
 pub const LARGE: u64 = 64 << 20;
+
+/// The line width of a bar drawn into a pipe or a file.
+pub const PLAIN_WIDTH: u16 = 120;
 
 /// Drawings per second, at most.
 const HZ: u8 = 10;
@@ -41,6 +45,8 @@ pub fn shown(when: When, total: u64, terminal: bool) -> bool {
 /// The progress line of one conversion.
 pub struct Progress {
     bar: Option<ProgressBar>,
+    /// Whether the bar is drawn into a pipe or a file (which then gets the line's end).
+    plain: bool,
 }
 
 impl Progress {
@@ -48,7 +54,10 @@ impl Progress {
     pub fn new(total: u64, when: When) -> Self {
         let terminal = io::stderr().is_terminal();
         if !shown(when, total, terminal) {
-            return Progress { bar: None };
+            return Progress {
+                bar: None,
+                plain: false,
+            };
         }
         let target = if terminal {
             ProgressDrawTarget::stderr_with_hz(HZ)
@@ -73,10 +82,14 @@ impl Progress {
             .progress_chars("#>-");
         bar.set_style(style);
         bar.set_draw_target(target);
-        Progress { bar: Some(bar) }
+        Progress {
+            bar: Some(bar),
+            plain: !terminal,
+        }
     }
 
     /// Whether the bar is drawn.
+    #[cfg(test)]
     pub fn is_shown(&self) -> bool {
         self.bar.is_some()
     }
@@ -97,6 +110,10 @@ impl Progress {
             }
             bar.set_position(done);
             bar.finish_with_message(status(messages, stage));
+            if self.plain {
+                // A progress line is not worth failing a conversion over.
+                let _ = writeln!(io::stderr().lock());
+            }
         }
     }
 }
@@ -108,13 +125,14 @@ fn status(messages: u64, stage: &str) -> String {
 }
 
 /// Standard error when it is not a terminal (a pipe or a file): the line is redrawn after
-/// a carriage return, on 80 columns, without cursor movements.
+/// a carriage return, without cursor movements and without the blanks that fill a
+/// terminal's line.
 #[derive(Debug)]
 struct PlainStderr;
 
 impl TermLike for PlainStderr {
     fn width(&self) -> u16 {
-        80
+        PLAIN_WIDTH
     }
 
     fn move_cursor_up(&self, _: usize) -> io::Result<()> {
@@ -138,6 +156,9 @@ impl TermLike for PlainStderr {
     }
 
     fn write_str(&self, s: &str) -> io::Result<()> {
+        if s.bytes().all(|b| b == b' ') {
+            return Ok(());
+        }
         write!(io::stderr().lock(), "{s}")
     }
 

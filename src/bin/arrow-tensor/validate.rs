@@ -30,6 +30,7 @@ pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::
                 continue;
             }
         };
+        let name = &opened.name;
         let source = Source::open(
             &opened,
             options,
@@ -42,8 +43,8 @@ pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::
                 report(e);
                 false
             }
-            Ok(Source::Messages(messages)) => messages_of(&name.to_string(), messages, out)?,
-            Ok(source) => tensors_of(&name.to_string(), opened.kind, source, options, out)?,
+            Ok(Source::Messages(messages)) => messages_of(name, messages, out)?,
+            Ok(source) => tensors_of(name, opened.kind, source, options, out)?,
         };
         if !ok {
             outcome = Outcome::Failed;
