@@ -2102,3 +2102,18 @@ fn kinds_not_read_are_named() {
         assert!(!output.path().exists(), "{ext}: no output is created");
     }
 }
+
+/// `--help` states the inputs read, `-`, and the contract of memory-mapped input files.
+#[test]
+fn help_names_inputs_and_the_mapping_contract() {
+    for args in [&["--help"][..], &["convert", "--help"], &["dump", "--help"]] {
+        let out = run(args, &[]);
+        assert_eq!(code(&out), 0);
+        let help = stdout(&out);
+        assert!(help.contains("`-` is standard input"), "{args:?}: {help}");
+        assert!(
+            help.contains("must not be modified or truncated"),
+            "{args:?}: {help}"
+        );
+    }
+}

@@ -332,6 +332,7 @@ fn is_number(word: &[u8]) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 mod tests {
     use super::*;
     use crate::{Message, MessageWriter, SparseTensor, Tensor, WriteOptions};

@@ -1,5 +1,5 @@
 //! One input detection for every subcommand: a path or `-` (standard input) is opened, its
-//! first bytes are peeked (and kept), [`detect`] names its kind (content first, extension
+//! first bytes are peeked (and kept), [`detect()`] names its kind (content first, extension
 //! second), and [`Source`] hands out the tensors it holds, whatever the kind.
 //!
 //! Standard input holding tensor messages is read as it comes, through the crate's
