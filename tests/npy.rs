@@ -337,7 +337,9 @@ fn malformed_files_are_typed_errors() {
         assert!(
             matches!(
                 e.kind(),
-                ErrorKind::Parse { .. } | ErrorKind::LimitExceeded { .. } | ErrorKind::Overflow(_)
+                ErrorKind::Parse { .. }
+                    | ErrorKind::LimitExceeded { .. }
+                    | ErrorKind::Overflow { .. }
             ),
             "{shape}: {e}"
         );
@@ -348,7 +350,7 @@ fn malformed_files_are_typed_errors() {
     );
     assert!(matches!(
         read_npy(&overflow, &limits).unwrap_err().kind(),
-        ErrorKind::Overflow(_)
+        ErrorKind::Overflow { .. }
     ));
     // Rank over the limit.
     let rank = npy_file(
