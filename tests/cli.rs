@@ -1942,6 +1942,14 @@ fn convert_pipes_standard_input_to_standard_output() {
     let validated = run_stdin(&["validate", "-"], &piped.stdout);
     assert_eq!(code(&validated), 0);
     assert_eq!(stdout(&validated), "standard input: 6 messages OK\n");
+    // Standard input can be read once.
+    let twice = run_stdin(&["validate", "-", "-"], &input);
+    assert_eq!(code(&twice), 1);
+    assert!(
+        stderr(&twice).contains("more than once"),
+        "{}",
+        stderr(&twice)
+    );
     // A failing message on standard input is reported with its offset.
     let second = decode_all(&input, ReadOptions::strict())[1].offset;
     let cut = run_stdin(&["validate", "-"], &input[..second as usize + 20]);

@@ -326,8 +326,22 @@ fn report(message: impl std::fmt::Display) {
     let _ = writeln!(io::stderr().lock(), "arrow-tensor: {message}");
 }
 
+/// Refuses standard input named more than once (it can be read only once).
+fn stdin_once(files: &[PathBuf]) -> Result<(), Outcome> {
+    if files.iter().filter(|f| input::is_stdio(f)).count() > 1 {
+        report("`-` (standard input) is given more than once");
+        return Err(Outcome::Failed);
+    }
+    Ok(())
+}
+
 fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
     match cli.command {
+        Command::Inspect { files, .. } | Command::Validate { files, .. }
+            if stdin_once(&files).is_err() =>
+        {
+            Ok(Outcome::Failed)
+        }
         Command::Inspect { read, files } => inspect::run(&files, read.options(), out),
         Command::Dump {
             json: _,
