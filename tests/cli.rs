@@ -2125,3 +2125,31 @@ fn help_names_inputs_and_the_mapping_contract() {
         );
     }
 }
+
+/// A named pipe is read as it comes, like standard input: what detection peeked is not
+/// lost (tensor messages), and other kinds are spooled.
+#[cfg(unix)]
+#[test]
+fn named_pipes_are_read_like_standard_input() {
+    let messages = write_file("fifo-src", &samples());
+    let npz = TempFile::with_ext("fifo-src", "npz");
+    let out = run(
+        &["convert", &nist_ex1().display().to_string(), &npz.name()],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for (source, want) in [(&messages, "6 messages OK"), (&npz, "1 tensor OK (npz)")] {
+        let fifo = TempFile::with_ext("fifo", "pipe");
+        let script = "mkfifo \"$1\" || exit 9; cat \"$2\" > \"$1\" & exec \"$0\" validate \"$1\"";
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(BIN)
+            .arg(fifo.path())
+            .arg(source.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(stdout(&out).contains(want), "{}", stdout(&out));
+    }
+}

@@ -189,7 +189,7 @@ pub fn run(
         ));
         return Ok(Outcome::Failed);
     }
-    let opened = match input::open(input) {
+    let mut opened = match input::open(input) {
         Ok(i) => i,
         Err(e) => {
             report(e);
@@ -197,7 +197,7 @@ pub fn run(
         }
     };
     let name = opened.name.clone();
-    let mut source = match Source::open(&opened, read_options, message_options, file_options) {
+    let mut source = match Source::open(&mut opened, read_options, message_options, file_options) {
         Ok(s) => s,
         Err(e) => {
             report(e);

@@ -17,7 +17,7 @@ pub const MAX_DENSE_ELEMENTS: usize = 100_000;
 
 /// Dumps the tensors of `path` (`-`: standard input) to `out`.
 pub fn run(path: &Path, options: ReadOptions, out: &mut dyn Write) -> io::Result<Outcome> {
-    let opened = match input::open(path) {
+    let mut opened = match input::open(path) {
         Ok(i) => i,
         Err(e) => {
             report(e);
@@ -25,7 +25,7 @@ pub fn run(path: &Path, options: ReadOptions, out: &mut dyn Write) -> io::Result
         }
     };
     let mut source = match Source::open(
-        &opened,
+        &mut opened,
         options,
         crate::default_message_options(options),
         &crate::default_file_options(options),

@@ -2,10 +2,11 @@
 //! first bytes are peeked (and kept), [`detect()`] names its kind (content first, extension
 //! second), and [`Source`] hands out the tensors it holds, whatever the kind.
 //!
-//! Standard input holding tensor messages is read as it comes, through the crate's
-//! streaming decoder (memory bounded by one message); any other kind the crate reads needs
-//! its whole content at hand (a zip directory, an IPC footer, a parser over the whole
-//! text), so standard input is first copied into a temporary file, removed on exit.
+//! Standard input (or a pipe named by a path) holding tensor messages is read as it comes,
+//! through the crate's streaming decoder (memory bounded by one message); any other kind
+//! the crate reads needs its whole content at hand (a zip directory, an IPC footer, a
+//! parser over the whole text), so such an input is first copied into a temporary file,
+//! removed on exit.
 
 use crate::files::{self, FileOptions};
 use crate::read::{self, FileMessages};
@@ -33,11 +34,16 @@ pub struct Input {
 }
 
 enum Origin {
-    /// A file, with the bytes already read from its start.
-    File(PathBuf),
-    /// Standard input read as it comes: the peeked bytes, then the rest.
-    Stdin(Vec<u8>),
-    /// Standard input copied into a temporary file (removed when dropped).
+    /// A regular file (mapped or reopened by the readers of its kind), and the file opened
+    /// with the bytes peeked from its start, for reading it as a stream.
+    File {
+        path: PathBuf,
+        stream: Option<(Vec<u8>, File)>,
+    },
+    /// Read as it comes (standard input, a pipe): the peeked bytes, then the rest (`None`
+    /// once taken).
+    Stream(Option<(Vec<u8>, Box<dyn Read>)>),
+    /// Standard input or a pipe copied into a temporary file (removed when dropped).
     Spooled(tempfile::NamedTempFile),
 }
 
@@ -66,71 +72,82 @@ fn peek(reader: &mut impl Read, prefix: &mut Vec<u8>) -> io::Result<()> {
 /// does not read is an error naming that kind.
 pub fn open(path: &Path) -> Result<Input, String> {
     let mut prefix = Vec::with_capacity(detect::PREFIX_LEN);
-    let input = if is_stdio(path) {
-        let name = "standard input".to_string();
-        let mut stdin = io::stdin().lock();
-        peek(&mut stdin, &mut prefix).map_err(|e| format!("{name}: cannot read: {e}"))?;
-        let kind = detect(&prefix, None);
-        // Only tensor messages are read as they come (see the module docs).
-        let origin = if kind == FileKind::TensorMessages || !kind.is_readable() {
-            Origin::Stdin(prefix)
-        } else {
-            Origin::Spooled(spool(&prefix, &mut stdin).map_err(|e| {
-                format!("{name}: cannot copy into a temporary file (a {kind} input needs its whole content): {e}")
-            })?)
-        };
-        Input { name, kind, origin }
+    let (name, mut reader): (String, Box<dyn Read>) = if is_stdio(path) {
+        ("standard input".into(), Box::new(io::stdin()))
     } else {
         let name = path.display().to_string();
-        let mut file = File::open(path).map_err(|e| format!("{name}: cannot open: {e}"))?;
-        if file.metadata().is_ok_and(|m| m.is_dir()) {
+        let file = File::open(path).map_err(|e| format!("{name}: cannot open: {e}"))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| format!("{name}: cannot open: {e}"))?;
+        if meta.is_dir() {
             return Err(format!("{name}: is a directory"));
         }
-        peek(&mut file, &mut prefix).map_err(|e| format!("{name}: cannot read: {e}"))?;
-        Input {
-            kind: detect(&prefix, Some(path)),
-            name,
-            origin: Origin::File(path.to_path_buf()),
+        if meta.is_file() {
+            peek(&mut &file, &mut prefix).map_err(|e| format!("{name}: cannot read: {e}"))?;
+            let kind = detect(&prefix, Some(path));
+            let origin = Origin::File {
+                path: path.to_path_buf(),
+                stream: Some((prefix, file)),
+            };
+            return checked(Input { name, kind, origin });
         }
+        // A pipe or a device: read as it comes, like standard input.
+        (name, Box::new(file))
     };
-    if !input.kind.is_readable() {
-        let what = match input.kind {
-            FileKind::Text => "plain text".to_string(),
-            FileKind::Binary => "unknown binary data".to_string(),
-            FileKind::Zip => "a zip archive without .npy members".to_string(),
-            k => format!("a {k} file"),
-        };
-        return Err(format!(
-            "{}: {what}, not a kind arrow-tensor reads (tensor messages, Arrow IPC streams \
-             and files, Matrix Market, FROSTT, .npy, .npz)",
-            input.name
-        ));
-    }
-    Ok(input)
+    peek(&mut reader, &mut prefix).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    let kind = detect(&prefix, (!is_stdio(path)).then_some(path));
+    // Only tensor messages are read as they come (see the module docs).
+    let origin = if kind == FileKind::TensorMessages || !kind.is_readable() {
+        Origin::Stream(Some((prefix, reader)))
+    } else {
+        Origin::Spooled(spool(&prefix, &mut reader).map_err(|e| {
+            format!("{name}: cannot copy into a temporary file (a {kind} input needs its whole content): {e}")
+        })?)
+    };
+    checked(Input { name, kind, origin })
 }
 
-/// Copies `prefix` and the rest of `stdin` into a new temporary file.
-fn spool(prefix: &[u8], stdin: &mut impl Read) -> io::Result<tempfile::NamedTempFile> {
+/// `input`, or an error naming its kind when the tool does not read it.
+fn checked(input: Input) -> Result<Input, String> {
+    if input.kind.is_readable() {
+        return Ok(input);
+    }
+    let what = match input.kind {
+        FileKind::Text => "plain text".to_string(),
+        FileKind::Binary => "unknown binary data".to_string(),
+        FileKind::Zip => "a zip archive without .npy members".to_string(),
+        k => format!("a {k} file"),
+    };
+    Err(format!(
+        "{}: {what}, not a kind arrow-tensor reads (tensor messages, Arrow IPC streams and \
+         files, Matrix Market, FROSTT, .npy, .npz)",
+        input.name
+    ))
+}
+
+/// Copies `prefix` and the rest of `reader` into a new temporary file.
+fn spool(prefix: &[u8], reader: &mut impl Read) -> io::Result<tempfile::NamedTempFile> {
     let mut tmp = tempfile::Builder::new()
         .prefix("arrow-tensor-stdin-")
         .tempfile()?;
     tmp.write_all(prefix)?;
-    io::copy(stdin, &mut tmp)?;
+    io::copy(reader, &mut tmp)?;
     tmp.flush()?;
     Ok(tmp)
 }
 
 impl Input {
-    /// The file holding the input (`None` for standard input read as it comes).
+    /// The file holding the input (`None` for an input read as it comes).
     pub fn path(&self) -> Option<&Path> {
         match &self.origin {
-            Origin::File(p) => Some(p),
+            Origin::File { path, .. } => Some(path),
             Origin::Spooled(t) => Some(t.path()),
-            Origin::Stdin(_) => None,
+            Origin::Stream(_) => None,
         }
     }
 
-    /// The input's size in bytes (0 when unknown: standard input read as it comes).
+    /// The input's size in bytes (0 when unknown: an input read as it comes).
     pub fn size(&self) -> u64 {
         self.path()
             .and_then(|p| std::fs::metadata(p).ok())
@@ -148,19 +165,28 @@ impl Input {
         }
     }
 
-    /// The input as a stream of tensor messages, read from its start.
-    fn messages(&self, options: ReadOptions) -> Result<FileMessages, String> {
-        let reader: Box<dyn Read> = match &self.origin {
-            Origin::Stdin(prefix) => Box::new(io::Cursor::new(prefix.clone()).chain(io::stdin())),
-            Origin::File(p) => {
-                Box::new(File::open(p).map_err(|e| format!("{}: cannot open: {e}", self.name))?)
-            }
-            Origin::Spooled(t) => Box::new(
-                t.reopen()
-                    .map_err(|e| format!("{}: cannot reopen: {e}", self.name))?,
-            ),
+    /// The input as a stream of tensor messages, read from its start (once).
+    fn messages(&mut self, options: ReadOptions) -> Result<FileMessages, String> {
+        let taken = match &mut self.origin {
+            Origin::File { stream, .. } => stream
+                .take()
+                .map(|(prefix, file)| (prefix, Box::new(file) as Box<dyn Read>)),
+            Origin::Stream(stream) => stream.take(),
+            Origin::Spooled(t) => Some((
+                Vec::new(),
+                Box::new(
+                    t.reopen()
+                        .map_err(|e| format!("{}: cannot reopen: {e}", self.name))?,
+                ) as Box<dyn Read>,
+            )),
         };
-        Ok(read::messages(reader, options))
+        let Some((prefix, rest)) = taken else {
+            return Err(format!("{}: already read", self.name));
+        };
+        Ok(read::messages(
+            Box::new(io::Cursor::new(prefix).chain(rest)),
+            options,
+        ))
     }
 }
 
@@ -253,7 +279,7 @@ pub enum Source {
 impl Source {
     /// The tensors of `input`.
     pub fn open(
-        input: &Input,
+        input: &mut Input,
         read_options: ReadOptions,
         options: MessageOptions,
         file_options: &FileOptions,

@@ -18,7 +18,7 @@ pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::
         if files.len() > 1 {
             writeln!(out, "{}:", path.display())?;
         }
-        let opened = match input::open(path) {
+        let mut opened = match input::open(path) {
             Ok(i) => i,
             Err(e) => {
                 report(e);
@@ -44,7 +44,7 @@ pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::
             continue;
         }
         let mut source = match Source::open(
-            &opened,
+            &mut opened,
             options,
             crate::default_message_options(options),
             &crate::default_file_options(options),

@@ -21,7 +21,7 @@ pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::
     let mut outcome = Outcome::Ok;
     for path in files {
         let name = path.display();
-        let opened = match input::open(path) {
+        let mut opened = match input::open(path) {
             Ok(i) => i,
             Err(e) => {
                 writeln!(out, "{name}: unreadable")?;
@@ -30,9 +30,9 @@ pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::
                 continue;
             }
         };
-        let name = &opened.name;
+        let name = &opened.name.clone();
         let source = Source::open(
-            &opened,
+            &mut opened,
             options,
             crate::default_message_options(options),
             &crate::default_file_options(options),
