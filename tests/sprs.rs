@@ -262,13 +262,7 @@ fn sprs_rules_are_enforced_on_views() {
     let csr = SparseTensor::csr([1, 32768], vec![0i16, 1], vec![32767], vec![1.0f64]).unwrap();
     let err = csr.as_csmat_view::<f64, i16, i16>().unwrap_err();
     assert!(
-        matches!(
-            err.kind(),
-            ErrorKind::Refused {
-                library: "sprs",
-                ..
-            }
-        ),
+        matches!(err.kind(), ErrorKind::Refused { library: "sprs", .. }),
         "{err}"
     );
     assert!(err.to_string().contains("sprs"), "{err}");
