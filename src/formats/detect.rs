@@ -67,7 +67,7 @@ pub enum FileKind {
 }
 
 impl FileKind {
-    /// The kind's name, as in error messages ("an Arrow IPC file", "Parquet").
+    /// The kind's name, as in error messages ("Arrow IPC file", "Parquet", "plain text").
     pub fn name(self) -> &'static str {
         match self {
             FileKind::TensorMessages => "tensor messages",
