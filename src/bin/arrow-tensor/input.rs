@@ -2,13 +2,15 @@
 //! first bytes are peeked (and kept), [`detect()`] names its kind (content first, extension
 //! second), and [`Source`] hands out the tensors it holds, whatever the kind.
 //!
-//! Standard input (or a pipe named by a path) holding tensor messages is read as it comes,
-//! through the crate's streaming decoder (memory bounded by one message); any other kind
-//! the crate reads needs its whole content at hand (a zip directory, an IPC footer, a
+//! Standard input (or a pipe named by a path) holding tensor messages or an Arrow IPC
+//! stream is read as it comes (memory bounded by one message): tensor messages through the
+//! crate's streaming decoder, IPC streams one message at a time ([`IpcStream`]); any other
+//! kind the crate reads needs its whole content at hand (a zip directory, an IPC footer, a
 //! parser over the whole text), so such an input is first copied into a temporary file,
 //! removed on exit.
 
 use crate::files::{self, FileOptions};
+use crate::ipc_stream::IpcStream;
 use crate::read::{self, FileMessages};
 use arrow_tensor_ipc::formats::detect::{self, detect, FileKind};
 use arrow_tensor_ipc::formats::FileFormat;
@@ -97,8 +99,8 @@ pub fn open(path: &Path) -> Result<Input, String> {
     };
     peek(&mut reader, &mut prefix).map_err(|e| format!("{name}: cannot read: {e}"))?;
     let kind = detect(&prefix, (!is_stdio(path)).then_some(path));
-    // Only tensor messages are read as they come (see the module docs).
-    let origin = if kind == FileKind::TensorMessages || !kind.is_readable() {
+    // Streams are read as they come, other kinds spooled (see the module docs).
+    let origin = if kind.is_sequential() || !kind.is_readable() {
         Origin::Stream(Some((prefix, reader)))
     } else {
         Origin::Spooled(spool(&prefix, &mut reader).map_err(|e| {
@@ -167,6 +169,11 @@ impl Input {
 
     /// The input as a stream of tensor messages, read from its start (once).
     fn messages(&mut self, options: ReadOptions) -> Result<FileMessages, String> {
+        Ok(read::messages(self.stream()?, options))
+    }
+
+    /// The input's bytes from its start, read as they come (once).
+    fn stream(&mut self) -> Result<Box<dyn Read>, String> {
         let taken = match &mut self.origin {
             Origin::File { stream, .. } => stream
                 .take()
@@ -183,10 +190,7 @@ impl Input {
         let Some((prefix, rest)) = taken else {
             return Err(format!("{}: already read", self.name));
         };
-        Ok(read::messages(
-            Box::new(io::Cursor::new(prefix).chain(rest)),
-            options,
-        ))
+        Ok(Box::new(io::Cursor::new(prefix).chain(rest)))
     }
 }
 
@@ -268,7 +272,7 @@ pub enum Source {
     },
     /// The record batches of an Arrow IPC stream or file, each split into tensors.
     Batches {
-        batches: IpcBatches,
+        batches: Batches,
         options: MessageOptions,
         pending: VecDeque<Message>,
         batch: u64,
@@ -303,7 +307,19 @@ impl Source {
                 let batches = unsafe { IpcBatches::open(path) }
                     .map_err(|e| format!("{}: {e}", input.name))?;
                 Ok(Source::Batches {
-                    batches,
+                    batches: Batches::Mapped(batches),
+                    options,
+                    pending: VecDeque::new(),
+                    batch: 0,
+                    done: false,
+                })
+            }
+            (FileKind::IpcStream, None) => {
+                let reader = input.stream()?;
+                let batches = IpcStream::open(reader, read_options.limits)
+                    .map_err(|e| format!("{}: {e}", input.name))?;
+                Ok(Source::Batches {
+                    batches: Batches::Stream(batches),
                     options,
                     pending: VecDeque::new(),
                     batch: 0,
@@ -405,7 +421,7 @@ impl Source {
                     Ok(b) => b,
                     Err(e) => {
                         *done = true;
-                        return Some(Err(failed(*batch, e.to_string())));
+                        return Some(Err(failed(*batch, e)));
                     }
                 };
                 *batch += 1;
@@ -422,6 +438,30 @@ impl Source {
                     }
                 }
             },
+        }
+    }
+}
+
+/// The record batches of an IPC stream or file.
+pub enum Batches {
+    /// A file (or a spooled input), memory-mapped.
+    Mapped(IpcBatches),
+    /// A stream read as it comes.
+    Stream(IpcStream),
+}
+
+impl Batches {
+    fn next(&mut self) -> Option<Result<arrow_array::RecordBatch, String>> {
+        match self {
+            Batches::Mapped(b) => b.next().map(|r| r.map_err(|e| e.to_string())),
+            Batches::Stream(s) => s.next(),
+        }
+    }
+
+    fn position(&self) -> u64 {
+        match self {
+            Batches::Mapped(b) => b.position(),
+            Batches::Stream(s) => s.consumed(),
         }
     }
 }

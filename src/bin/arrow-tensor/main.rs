@@ -16,9 +16,10 @@
 //! the kind.
 //!
 //! `-` is standard input (and, for `convert`, standard output): `producer | arrow-tensor
-//! convert - - --to csr | consumer`. Tensor messages on standard input are read as they
-//! come (memory bounded by one message); any other kind is first copied into a temporary
-//! file, since its reader needs the whole content (a footer, a zip directory).
+//! convert - - --to csr | consumer`. Tensor messages and Arrow IPC streams on standard
+//! input (or a named pipe) are read as they come (memory bounded by one message); any other
+//! kind is first copied into a temporary file, since its reader needs the whole content (a
+//! footer, a zip directory).
 //!
 //! Input files are memory-mapped: they must not be modified or truncated while a command
 //! reads them (the contract of [`arrow_tensor_ipc::map_file`]).
@@ -87,6 +88,7 @@ mod dump;
 mod files;
 mod input;
 mod inspect;
+mod ipc_stream;
 mod json;
 mod progress;
 mod read;
