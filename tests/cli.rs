@@ -2054,6 +2054,19 @@ fn every_verb_reads_every_kind() {
             check_dump(kind, &out);
         }
     }
+    // An IPC stream cut short on standard input (read as it comes) fails cleanly.
+    let files = every_kind();
+    let (_, ipc) = files.iter().find(|(k, _)| *k == "ipc-stream").unwrap();
+    let bytes = ipc.bytes();
+    for cut in [bytes.len() - 20, bytes.len() - 9, bytes.len() / 2] {
+        let out = run_stdin(&["validate", "-"], &bytes[..cut]);
+        assert_eq!(code(&out), 1, "cut at {cut}");
+        assert!(
+            stderr(&out).contains("truncated"),
+            "cut at {cut}: {}",
+            stderr(&out)
+        );
+    }
     // The regression of the issue: `dump --json x.npy` read the magic as a length.
     let npy = TempFile::with_ext("regression", "npy");
     let out = run(
