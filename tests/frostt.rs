@@ -1,7 +1,7 @@
 //! FROSTT reader and writer: round trips of COO tensors of rank 1 to 5, dense tensors
 //! written as their non-zeros, and malformed files refused with the line they concern.
 
-use arrow_tensor_ipc::formats::frostt::{read_frostt, write_frostt, TnsReadOptions};
+use arrow_tensor_ipc::formats::tns;
 use arrow_tensor_ipc::{
     ConvertOptions, CooIndex, ErrorKind, IndexArray, IndexType, Limits, Location, Message, Scalar,
     SparseFormat, SparseIndex, SparseTensor, Tensor, ValueType,
@@ -9,13 +9,25 @@ use arrow_tensor_ipc::{
 use proptest::prelude::*;
 
 fn read(bytes: &[u8]) -> arrow_tensor_ipc::Result<SparseTensor> {
-    read_frostt(bytes, &TnsReadOptions::default())
+    read_frostt(bytes, &tns::ReadOptions::default())
+}
+
+/// `tns::read`, which gives one sparse message per file.
+fn read_frostt(bytes: &[u8], options: &tns::ReadOptions) -> arrow_tensor_ipc::Result<SparseTensor> {
+    let messages = tns::read(bytes, options)?;
+    assert_eq!(messages.len(), 1, "a FROSTT file is one message");
+    Ok(messages[0].as_sparse().expect("a sparse message").clone())
 }
 
 fn write(m: &Message) -> Vec<u8> {
     let mut out = Vec::new();
     write_frostt(m, &mut out).expect("write");
     out
+}
+
+/// `tns::write` of one message.
+fn write_frostt(m: &Message, out: impl std::io::Write) -> arrow_tensor_ipc::Result<()> {
+    tns::write(std::slice::from_ref(m), out, &tns::WriteOptions::default())
 }
 
 fn assert_line(e: &arrow_tensor_ipc::Error, line: u64, what: &str) {
@@ -43,7 +55,7 @@ fn reads_comments_blank_lines_and_shape_from_data() {
     };
     assert!(!c.is_canonical());
     // A given shape is kept; integer values read into an integer type.
-    let opts = TnsReadOptions::default()
+    let opts = tns::ReadOptions::default()
         .with_shape(vec![10, 10])
         .with_value_type(ValueType::Int16)
         .with_index_type(IndexType::Int32);
@@ -100,7 +112,7 @@ fn malformed_files_name_their_line() {
     for (text, line, what) in cases {
         assert_line(&read(text.as_bytes()).unwrap_err(), line, what);
     }
-    let shaped = TnsReadOptions::default().with_shape(vec![2, 2]);
+    let shaped = tns::ReadOptions::default().with_shape(vec![2, 2]);
     assert_line(
         &read_frostt(b"1 1 1\n\n2 3 1\n", &shaped).unwrap_err(),
         3,
@@ -111,13 +123,13 @@ fn malformed_files_name_their_line() {
         2,
         "rank differs from the shape",
     );
-    let narrow = TnsReadOptions::default().with_index_type(IndexType::Int8);
+    let narrow = tns::ReadOptions::default().with_index_type(IndexType::Int8);
     assert_line(
         &read_frostt(b"1 1\n200 1\n", &narrow).unwrap_err(),
         2,
         "index type",
     );
-    let int = TnsReadOptions::default().with_value_type(ValueType::UInt8);
+    let int = tns::ReadOptions::default().with_value_type(ValueType::UInt8);
     assert_line(
         &read_frostt(b"1 1\n1 256\n", &int).unwrap_err(),
         2,
@@ -135,9 +147,10 @@ fn malformed_files_name_their_line() {
         ),
         "{e}"
     );
-    let t = read_frostt(b"", &TnsReadOptions::default().with_shape(vec![3, 4, 5])).expect("empty");
+    let t =
+        read_frostt(b"", &tns::ReadOptions::default().with_shape(vec![3, 4, 5])).expect("empty");
     assert_eq!((t.shape(), t.nnz()), (&[3usize, 4, 5][..], 0));
-    let limits = TnsReadOptions::default().with_limits(Limits::default().with_max_nnz(1));
+    let limits = tns::ReadOptions::default().with_limits(Limits::default().with_max_nnz(1));
     assert!(matches!(
         read_frostt(b"1 1\n2 2\n", &limits).unwrap_err().kind(),
         ErrorKind::LimitExceeded { .. }
@@ -156,8 +169,16 @@ fn parallel_chunks_agree_and_count_lines() {
             k as f64 * 0.5
         ));
     }
-    let one = read_frostt(text.as_bytes(), &TnsReadOptions::default().with_threads(1)).expect("1");
-    let four = read_frostt(text.as_bytes(), &TnsReadOptions::default().with_threads(4)).expect("4");
+    let one = read_frostt(
+        text.as_bytes(),
+        &tns::ReadOptions::default().with_threads(1),
+    )
+    .expect("1");
+    let four = read_frostt(
+        text.as_bytes(),
+        &tns::ReadOptions::default().with_threads(4),
+    )
+    .expect("4");
     assert!(one.content_eq(&four));
     assert_eq!(one.shape(), &[97, 13, 250_000]);
     let SparseIndex::Coo(c) = one.index() else {
@@ -169,7 +190,7 @@ fn parallel_chunks_agree_and_count_lines() {
     for threads in [1, 4] {
         let e = read_frostt(
             broken.as_bytes(),
-            &TnsReadOptions::default().with_threads(threads),
+            &tns::ReadOptions::default().with_threads(threads),
         )
         .unwrap_err();
         assert_line(&e, 249_998, "late broken line");
@@ -217,7 +238,7 @@ proptest! {
     #[test]
     fn coo_roundtrip_is_identity(t in coo_tensor()) {
         let text = write(&Message::SparseTensor(t.clone()));
-        let opts = TnsReadOptions::default().with_shape(t.shape().to_vec());
+        let opts = tns::ReadOptions::default().with_shape(t.shape().to_vec());
         if t.nnz() == 0 {
             prop_assert!(text.is_empty());
         }
@@ -240,7 +261,7 @@ proptest! {
                 _ => {}
             }
         }
-        let mut opts = TnsReadOptions::default().with_limits(Limits::default().with_max_nnz(100).with_max_rank(8));
+        let mut opts = tns::ReadOptions::default().with_limits(Limits::default().with_max_nnz(100).with_max_rank(8));
         if shaped {
             opts = opts.with_shape(vec![5, 5, 5]);
         }
