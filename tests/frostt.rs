@@ -110,7 +110,12 @@ fn malformed_files_name_their_line() {
         ("1 1 1\n1 1 1e\n", 2, "bad exponent"),
     ];
     for (text, line, what) in cases {
-        assert_line(&read(text.as_bytes()).unwrap_err(), line, what);
+        let e = read(text.as_bytes()).unwrap_err();
+        assert_line(&e, line, what);
+        // The chunked reader finds the same error.
+        let o = tns::ReadOptions::default().with_chunk_entries(1);
+        let e2 = read_chunked(text.as_bytes(), &o).unwrap_err();
+        assert_eq!(e2.to_string(), e.to_string(), "{what}");
     }
     let shaped = tns::ReadOptions::default().with_shape(vec![2, 2]);
     assert_line(
@@ -267,4 +272,78 @@ proptest! {
         }
         let _ = read_frostt(&bytes, &opts);
     }
+}
+
+/// The entries of a file through `tns::read_chunks`: its extent, the row-major coordinates
+/// and the values' bytes.
+fn read_chunked(
+    bytes: &[u8],
+    options: &tns::ReadOptions,
+) -> arrow_tensor_ipc::Result<(Vec<usize>, Vec<i64>, Vec<u8>)> {
+    let mut chunks = tns::read_chunks(bytes, options)?;
+    let header = chunks.header().clone();
+    assert_eq!(header.shape, options.shape);
+    let (mut coords, mut values) = (Vec::new(), Vec::new());
+    for batch in chunks.by_ref() {
+        let batch = batch?;
+        assert!(!batch.is_empty() && batch.len() <= options.chunk_entries);
+        assert_eq!(
+            (batch.ndim, batch.value_type),
+            (header.ndim, header.value_type)
+        );
+        coords.extend(batch.coords.to_i64_vec());
+        values.extend_from_slice(&batch.values);
+    }
+    Ok((chunks.extent(), coords, values))
+}
+
+/// What `tns::read` gives, in the form of [`read_chunked`].
+fn read_whole(bytes: &[u8], options: &tns::ReadOptions) -> (Vec<usize>, Vec<i64>, Vec<u8>) {
+    let t = read_frostt(bytes, options).unwrap();
+    let SparseIndex::Coo(c) = t.index() else {
+        panic!("FROSTT reads as COO")
+    };
+    let values = t.values_buffer()[..t.nnz() * t.value_type().byte_width()].to_vec();
+    (
+        t.shape().to_vec(),
+        c.to_row_major().indices().to_i64_vec(),
+        values,
+    )
+}
+
+#[test]
+fn chunks_concatenated_equal_read() {
+    let files = [
+        "# a comment\n1 1 1 1.5\n\n2 3 1 -2\n1 1 1 4\n4 1 2 0.25\n",
+        "3 7\n1 -1\n2 5\n",
+        "1 2 3 4 5 6 7 8 9 10 0.5\n9 8 7 6 5 4 3 2 1 1 2\n",
+    ];
+    for file in files {
+        for batch in [1, 2, 3, 1000] {
+            let o = tns::ReadOptions::default()
+                .with_index_type(IndexType::Int16)
+                .with_chunk_entries(batch);
+            let chunked = read_chunked(file.as_bytes(), &o).unwrap();
+            assert_eq!(chunked, read_whole(file.as_bytes(), &o), "{file} {batch}");
+        }
+    }
+    // A given shape; an empty file with one.
+    let o = tns::ReadOptions::default()
+        .with_shape(vec![5, 5])
+        .with_chunk_entries(1);
+    let e = read_chunked(b"3 7\n1 -1\n", &o).unwrap_err(); // rank 1 lines, a rank 2 shape
+    assert_line(&e, 1, "rank differs from the shape");
+    let shaped = tns::ReadOptions::default()
+        .with_shape(vec![5, 5])
+        .with_chunk_entries(2);
+    assert_eq!(
+        read_chunked(b"# only\n", &shaped).unwrap(),
+        (vec![5, 5], vec![], vec![])
+    );
+    // The entry limit, as the batches come.
+    let limited = tns::ReadOptions::default()
+        .with_limits(Limits::default().with_max_nnz(2))
+        .with_chunk_entries(1);
+    let e = read_chunked(b"1 1\n2 2\n3 3\n", &limited).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
 }

@@ -28,6 +28,20 @@ fn field_name(t: ValueType) -> &'static str {
     }
 }
 
+/// Refuses to write a matrix that is not square as symmetric or skew-symmetric (no reader
+/// would take the file).
+fn check_square(shape: &[usize], symmetry: Symmetry) -> Result<()> {
+    if let [rows, cols] = shape {
+        if symmetry != Symmetry::General && rows != cols {
+            return fail(ErrorKind::InvalidArgument(format!(
+                "a {} matrix must be square, this one is {rows} x {cols}",
+                symmetry.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn check_rank(shape: &[usize], what: &'static str) -> Result<()> {
     if shape.len() != 2 {
         return fail(ErrorKind::InvalidRank {
@@ -45,6 +59,7 @@ pub(super) fn write_sparse<W: std::io::Write>(
     options: &WriteOptions,
 ) -> Result<()> {
     check_rank(t.shape(), "a Matrix Market coordinate matrix")?;
+    check_square(t.shape(), options.symmetry)?;
     let mut coo: Cow<SparseTensor> = match t.index() {
         SparseIndex::Coo(_) => Cow::Borrowed(t),
         _ => Cow::Owned(t.to_format(SparseFormat::Coo, &ConvertOptions::default())?),
@@ -160,12 +175,7 @@ pub(super) fn write_dense<W: std::io::Write>(
         t.shape().get(1).copied().unwrap_or(0),
     );
     let sym = options.symmetry;
-    if sym != Symmetry::General && rows != cols {
-        return fail(ErrorKind::InvalidArgument(format!(
-            "a {} matrix must be square, this one is {rows} x {cols}",
-            sym.name()
-        )));
-    }
+    check_square(t.shape(), sym)?;
     let io = |e: std::io::Error| Error::from(ErrorKind::Io(e));
     writeln!(
         out,
