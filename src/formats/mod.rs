@@ -19,7 +19,7 @@
 //! [`read_path`] and [`write_path`] pick the format of a path (its content where the format
 //! has a magic, else its extension: [`FileFormat`]) and take format-agnostic
 //! [`ReadOptions`] and [`WriteOptions`]. The text formats also hand out their entries a
-//! bounded batch at a time ([`mtx::read_chunks`], [`tns::read_chunks`]: [`EntryChunks`]).
+//! bounded batch at a time (`mtx::read_chunks`, `tns::read_chunks`: `EntryChunks`).
 //!
 //! Every reader treats its input as untrusted, like the message decoder: malformed input is
 //! an [`ErrorKind::Parse`](crate::ErrorKind::Parse) naming the line, header or archive
@@ -50,6 +50,7 @@
 //! # Ok::<(), arrow_tensor_ipc::Error>(())
 //! ```
 
+#[cfg(any(feature = "matrix-market", feature = "frostt"))]
 mod chunks;
 mod options;
 mod path;
@@ -65,6 +66,7 @@ mod text;
 #[cfg(feature = "frostt")]
 pub mod tns;
 
+#[cfg(any(feature = "matrix-market", feature = "frostt"))]
 pub use chunks::{EntriesHeader, EntryBatch, EntryChunks};
 pub use options::{ReadOptions, WriteOptions};
 pub use path::{read_path, write_path};

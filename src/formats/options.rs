@@ -99,7 +99,7 @@ impl<'a> ReadOptions<'a> {
 
 /// Options of [`write_path`](super::write_path), for whichever format the path names;
 /// each format uses the fields that concern it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct WriteOptions {
     /// Threads formatting a text file; 0 (the default) uses every core.
@@ -111,18 +111,6 @@ pub struct WriteOptions {
     /// Matrix Market: the symmetry to write (default general).
     #[cfg(feature = "matrix-market")]
     pub symmetry: super::mtx::Symmetry,
-}
-
-impl Default for WriteOptions {
-    fn default() -> Self {
-        WriteOptions {
-            threads: 0,
-            compressed: false,
-            limits: Limits::default(),
-            #[cfg(feature = "matrix-market")]
-            symmetry: super::mtx::Symmetry::General,
-        }
-    }
 }
 
 impl WriteOptions {

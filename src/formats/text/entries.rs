@@ -68,6 +68,7 @@ pub(crate) struct Merged<T, I> {
     /// Whether the entries are strictly increasing in row-major order.
     pub canonical: bool,
     /// The largest coordinate of each dimension (zeros when there is no entry).
+    #[cfg_attr(not(feature = "frostt"), allow(dead_code))] // FROSTT's shape, when not given
     pub max: Vec<u64>,
 }
 
