@@ -22,7 +22,7 @@
 //! bounded batch at a time (`mtx::read_chunks`, `tns::read_chunks`: `EntryChunks`).
 //!
 //! Every reader treats its input as untrusted, like the message decoder: malformed input is
-//! an [`ErrorKind::Parse`](crate::ErrorKind::Parse) naming the line, header or archive
+//! an [`ErrorKind::Parse`] naming the line, header or archive
 //! member, sizes are checked against [`Limits`](crate::Limits), and nothing is allocated in
 //! proportion to a size the input merely claims before the data backs it.
 //!

@@ -1,5 +1,5 @@
 //! Matrix Market (`.mtx`) files: `coordinate` matrices in and out as COO sparse tensors,
-//! `array` matrices as dense column-major tensors; [`read`], [`write`], [`read_header`] and
+//! `array` matrices as dense column-major tensors; [`read`], [`write()`], [`read_header`] and
 //! [`read_chunks`] (the entries of a large file a bounded batch at a time).
 //!
 //! Reading accepts the fields `real` (also spelled `double`), `integer` and `pattern`
@@ -23,9 +23,9 @@
 //! A `coordinate` matrix comes back as COO in the order of the file (mirrors right after
 //! their entry), duplicates kept (they sum, as in scipy); the canonical flag is set exactly
 //! when the entries come out strictly increasing in row-major order. Call
-//! [`SparseTensor::canonicalize`] for a sorted COO.
+//! [`SparseTensor::canonicalize`](crate::SparseTensor::canonicalize) for a sorted COO.
 //!
-//! Every malformed input is an [`ErrorKind::Parse`](crate::ErrorKind::Parse) naming the
+//! Every malformed input is an [`ErrorKind::Parse`] naming the
 //! 1-based line of the file.
 //! Nothing is allocated in proportion to the header's sizes before the bytes of the file
 //! could hold them; large files are parsed by several threads, each on a share of whole
@@ -173,7 +173,7 @@ impl ReadOptions<'_> {
     }
 }
 
-/// Options of [`write`].
+/// Options of [`write()`].
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct WriteOptions {

@@ -1,5 +1,5 @@
 //! NumPy `.npy` files: one dense array, read into a [`Tensor`] message ([`read`]) and
-//! written from one ([`write`]).
+//! written from one ([`write()`]).
 //!
 //! A `.npy` file is the magic `\x93NUMPY`, a version (1.0, 2.0 or 3.0), the length of a
 //! header, the header (a Python dict literal with the keys `descr`, `fortran_order` and
@@ -18,7 +18,7 @@
 //! commas and whitespace) and checks every size against [`Limits`] and the bytes present
 //! before any allocation. The elements are then copied in bulk (or not at all).
 //!
-//! Writing ([`write`]) produces a version 1.0 file (2.0 when the header needs more than
+//! Writing ([`write()`]) produces a version 1.0 file (2.0 when the header needs more than
 //! 65535 bytes) with the header padded to 64 bytes as numpy does. `.npy` files have no
 //! dimension names: a tensor's names are dropped.
 
@@ -58,7 +58,7 @@ impl ReadOptions {
     }
 }
 
-/// Options of [`write`].
+/// Options of [`write()`].
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct WriteOptions {
@@ -243,7 +243,7 @@ pub fn write<W: Write>(messages: &[Message], out: W, options: &WriteOptions) -> 
     }
 }
 
-/// Writes a tensor as a `.npy` file, as [`write`].
+/// Writes a tensor as a `.npy` file, as [`write()`].
 pub(crate) fn write_tensor<W: Write>(tensor: &Tensor, mut out: W) -> Result<()> {
     let t = tensor.value_type();
     let n = tensor.len() * t.byte_width();

@@ -1,7 +1,7 @@
 //! `.npz` archives: scipy sparse bundles (`scipy.sparse.save_npz` / `load_npz`), read into
 //! one [`SparseTensor`](crate::SparseTensor) message and written from one, and bundles of
 //! named arrays (`numpy.savez`, `numpy.savez_compressed`), read into one dense [`Tensor`]
-//! message per member and written from dense messages: [`read`] and [`write`] take either
+//! message per member and written from dense messages: [`read`] and [`write()`] take either
 //! kind; [`BundleWriter`] writes a bundle of named arrays a message at a time.
 //!
 //! A scipy sparse bundle is a zip archive of `.npy` members: `format.npy` (the bytes `csr`,
@@ -23,7 +23,7 @@
 //! length), so that a lying or bomb-like entry is refused before memory is reserved for
 //! it; the member is then read through a `take` of that size and must be exactly that long.
 //! The values and index arrays are the members' own bytes (no copy after decompression
-//! when aligned). The tensor is validated strictly by the [`SparseTensor`] constructors
+//! when aligned). The tensor is validated strictly by the [`SparseTensor`](crate::SparseTensor) constructors
 //! (so a CSR/CSC whose indices are not sorted within each row/column is refused; a COO
 //! may hold duplicates).
 
@@ -81,7 +81,7 @@ impl ReadOptions {
     }
 }
 
-/// Options of [`write`] and [`BundleWriter`].
+/// Options of [`write()`] and [`BundleWriter`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WriteOptions {

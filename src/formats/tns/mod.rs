@@ -4,8 +4,8 @@
 //! caller or from the largest coordinate of each dimension.
 //!
 //! [`read`] reads a file into a COO tensor, [`read_chunks`] hands out its entries a bounded
-//! batch at a time, [`write`] writes one. Malformed input is an
-//! [`ErrorKind::Parse`](crate::ErrorKind::Parse) naming the 1-based line. Large files are
+//! batch at a time, [`write()`] writes one. Malformed input is an
+//! [`ErrorKind::Parse`] naming the 1-based line. Large files are
 //! parsed by several threads, each on a share of whole lines.
 
 // The reader handles untrusted bytes: no panicking shortcuts.
@@ -88,7 +88,7 @@ impl ReadOptions<'_> {
     }
 }
 
-/// Options of [`write`].
+/// Options of [`write()`].
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct WriteOptions {
