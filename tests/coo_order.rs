@@ -16,8 +16,8 @@ use arrow_tensor_ipc::formats::{mtx, npz, tns};
 use arrow_tensor_ipc::record_batch::{coo_table_to_sparse, sparse_to_coo_table};
 use arrow_tensor_ipc::{
     convert, decode_message, encode, ConvertOptions, CooIndex, CooOrder, ErrorKind, IndexArray,
-    IndexType, Limits, Message, ReadOptions, Scalar, SparseFormat, SparseIndex, SparseTensor,
-    ValueType, WriteOptions,
+    IndexType, Message, ReadOptions, Scalar, SparseFormat, SparseIndex, SparseTensor, ValueType,
+    WriteOptions,
 };
 use proptest::prelude::*;
 use std::io::Cursor;
