@@ -83,7 +83,7 @@ pub use codec::{
 };
 pub use convert::options::{ConvertOptions, CsfAxisOrder};
 pub use custom_metadata::{CustomMetadata, NAME_KEY};
-pub use error::{BufferId, Error, ErrorKind, Location, Result};
+pub use error::{BufferId, Error, ErrorKind, Location, Position, Quantity, Result};
 /// The half-precision float type of [`ValueType::Float16`] values (from the `half` crate).
 pub use half::f16;
 #[cfg(feature = "mmap")]

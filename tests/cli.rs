@@ -1529,7 +1529,7 @@ fn convert_refuses_claimed_coo_table_shapes() {
     // A rank over the limit.
     let ones = vec!["1"; 65].join(",");
     let table = claimed_coo_table("claimed-rank", &ones, "COO");
-    convert_fails_cleanly(table.path(), &[], &["\"(schema)\"", "Limits::max_rank"]);
+    convert_fails_cleanly(table.path(), &[], &["schema metadata", "Limits::max_rank"]);
 }
 
 /// Fixed- and variable-shape columns whose metadata or shape cells claim more than the

@@ -482,7 +482,7 @@ fn views_of_decoded_tensors_whose_strides_and_buffer_disagree() {
                     err.kind(),
                     ErrorKind::BufferTooShort { .. }
                         | ErrorKind::InvalidStrides { .. }
-                        | ErrorKind::Overflow(_)
+                        | ErrorKind::Overflow { .. }
                 ),
                 "{strides:?}: {err:?}"
             );

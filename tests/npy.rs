@@ -359,7 +359,9 @@ fn malformed_files_are_typed_errors() {
         assert!(
             matches!(
                 e.kind(),
-                ErrorKind::Parse { .. } | ErrorKind::LimitExceeded { .. } | ErrorKind::Overflow(_)
+                ErrorKind::Parse { .. }
+                    | ErrorKind::LimitExceeded { .. }
+                    | ErrorKind::Overflow { .. }
             ),
             "{shape}: {e}"
         );
@@ -370,7 +372,7 @@ fn malformed_files_are_typed_errors() {
     );
     assert!(matches!(
         read_slice(&overflow, &limits).unwrap_err().kind(),
-        ErrorKind::Overflow(_)
+        ErrorKind::Overflow { .. }
     ));
     // Rank over the limit.
     let rank = npy_file(

@@ -428,7 +428,7 @@ fn coo_tables_with_bad_contents_are_refused() {
         let bad = RecordBatch::try_new(Arc::new(schema), table.columns().to_vec()).unwrap();
         let err = coo_table_to_sparse(&bad, None).unwrap_err();
         assert!(
-            matches!(err.kind(), ErrorKind::InvalidColumn { .. }),
+            matches!(err.kind(), ErrorKind::InvalidMetadata { .. }),
             "{meta:?}: {err}"
         );
     }
@@ -855,11 +855,13 @@ fn claimed_coo_table_shapes_are_checked_before_allocating() {
     let table = claimed_table(&format!(
         r#"{{"shape":[{ones}],"format":"COO","index_type":"int64"}}"#
     ));
-    expect_column_limit(
-        coo_table_to_sparse(&table, None).unwrap_err(),
-        "(schema)",
-        "max_rank",
-    );
+    match coo_table_to_sparse(&table, None).unwrap_err().kind() {
+        ErrorKind::LimitExceeded { what, value, .. } => {
+            assert!(what.contains("Limits::max_rank"), "{what}");
+            assert_eq!(*value, 65);
+        }
+        other => panic!("not a LimitExceeded: {other:?}"),
+    }
     let table = claimed_table(r#"{"shape":[3,4],"format":"COO","index_type":"int64"}"#);
     let err =
         coo_table_to_sparse_with(&table, None, &Limits::default().with_max_nnz(0)).unwrap_err();
@@ -886,8 +888,8 @@ fn claimed_axis_orders_must_be_permutations() {
         );
         let err = coo_table_to_sparse(&claimed_table(&meta), None).unwrap_err();
         match err.kind() {
-            ErrorKind::InvalidColumn { column, reason } => {
-                assert_eq!(column, "(schema)");
+            ErrorKind::InvalidMetadata { key, reason } => {
+                assert_eq!(*key, arrow_tensor_ipc::record_batch::COO_TABLE_KEY);
                 assert!(reason.contains("axis_order"), "{reason}");
             }
             other => panic!("{order}: {other:?}"),

@@ -799,6 +799,23 @@ fn check_pyarrow_error(c: &Value) {
             let part = want["reason"].as_str().unwrap();
             assert!(reason.contains(part), "{name}: {err:?} should say {part:?}");
         }
+        (
+            ErrorKind::CountMismatch {
+                what,
+                expected,
+                found,
+            },
+            "CountMismatch",
+        ) => {
+            let part = want["what"].as_str().unwrap();
+            assert!(what.contains(part), "{name}: {err:?} should say {part:?}");
+            assert_eq!(
+                *expected,
+                want["expected"].as_u64().unwrap(),
+                "{name}: {err}"
+            );
+            assert_eq!(*found, want["found"].as_u64().unwrap(), "{name}: {err}");
+        }
         (kind, w) => panic!("{name}: {kind:?}, expected {w}"),
     }
 }

@@ -151,16 +151,23 @@ impl FileFormat {
     }
 }
 
-/// The one message of a file that holds one tensor (`what`), or the error for any other
-/// number of messages.
+/// The one message of a file that holds one tensor (`what`: "writing a FROSTT file"), or the error
+/// for any other number of messages: [`ErrorKind::Empty`] for none,
+/// [`ErrorKind::UnsupportedLayout`] for several.
 #[allow(dead_code)] // unused when no format that holds one tensor is compiled in
-pub(crate) fn one_message<'m>(messages: &'m [Message], what: &str) -> Result<&'m Message> {
+pub(crate) fn one_message<'m>(messages: &'m [Message], what: &'static str) -> Result<&'m Message> {
     match messages {
         [one] => Ok(one),
-        _ => Err(ErrorKind::InvalidArgument(format!(
-            "{what} holds one tensor, {} messages were given",
-            messages.len()
-        ))
+        [] => Err(ErrorKind::Empty {
+            operation: what,
+            what: "message",
+        }
+        .into()),
+        _ => Err(ErrorKind::UnsupportedLayout {
+            operation: what,
+            expected: "one message (the file holds one tensor)",
+            found: format!("{} messages", messages.len()),
+        }
         .into()),
     }
 }

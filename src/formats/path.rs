@@ -16,7 +16,7 @@ use std::path::Path;
 /// The file is read into memory (an `.npz` archive member by member); to read a large
 /// text file from a memory map instead, map it ([`map_file`](crate::map_file)) and hand the
 /// bytes to the format's `read`. A file of no format of this module (or of one whose cargo
-/// feature is off) is an [`ErrorKind::InvalidArgument`] naming the path.
+/// feature is off) is an [`ErrorKind::UnsupportedLayout`] naming the path.
 pub fn read_path(path: &Path, options: &ReadOptions) -> Result<Vec<Message>> {
     let mut file = File::open(path)?;
     let mut head = [0u8; 16];
@@ -29,12 +29,7 @@ pub fn read_path(path: &Path, options: &ReadOptions) -> Result<Vec<Message>> {
     }
     let format = FileFormat::from_magic(head.get(..n).unwrap_or_default())
         .or_else(|| FileFormat::from_path(path))
-        .ok_or_else(|| {
-            ErrorKind::InvalidArgument(format!(
-                "{}: not a file of a format this crate reads (.mtx, .tns, .npy, .npz)",
-                path.display()
-            ))
-        })?;
+        .ok_or_else(|| unknown_format("formats::read_path", path))?;
     file.seek(SeekFrom::Start(0))?;
     let report = |len: u64| {
         if let Some(progress) = options.progress {
@@ -98,6 +93,16 @@ fn read_bytes(
     }
 }
 
+/// The error of a file of no format of this module.
+fn unknown_format(operation: &'static str, path: &Path) -> crate::Error {
+    ErrorKind::UnsupportedLayout {
+        operation,
+        expected: "a Matrix Market (.mtx), FROSTT (.tns), .npy or .npz file",
+        found: format!("{} (no known magic or extension)", path.display()),
+    }
+    .into()
+}
+
 /// The error of a format whose cargo feature is off.
 #[allow(dead_code)] // unused when every format is compiled in
 fn not_compiled(format: FileFormat, path: &Path) -> crate::Error {
@@ -106,11 +111,15 @@ fn not_compiled(format: FileFormat, path: &Path) -> crate::Error {
         FileFormat::Frostt => "frostt",
         FileFormat::Npy | FileFormat::Npz => "npy",
     };
-    ErrorKind::InvalidArgument(format!(
-        "{}: a {} file, and this build has no cargo feature {feature}",
-        path.display(),
-        format.name()
-    ))
+    ErrorKind::UnsupportedLayout {
+        operation: "this build",
+        expected: "a format whose cargo feature is on",
+        found: format!(
+            "{}, a {} file (cargo feature {feature})",
+            path.display(),
+            format.name()
+        ),
+    }
     .into()
 }
 
@@ -119,16 +128,12 @@ fn not_compiled(format: FileFormat, path: &Path) -> crate::Error {
 /// (see [`WriteOptions`]). A format that holds one tensor refuses any other number of
 /// messages; `.npz` writes one sparse message as a scipy sparse bundle and dense messages
 /// as a bundle of named arrays. A path without a known extension (or of a format whose
-/// cargo feature is off) is an [`ErrorKind::InvalidArgument`]. On an error the file may be
-/// left partly written.
+/// cargo feature is off) is an [`ErrorKind::UnsupportedLayout`]. On an error the file may
+/// be left partly written.
 #[allow(unused_variables)] // every format may be compiled out
 pub fn write_path(path: &Path, messages: &[Message], options: &WriteOptions) -> Result<()> {
-    let format = FileFormat::from_path(path).ok_or_else(|| {
-        ErrorKind::InvalidArgument(format!(
-            "{}: no file format of this crate has this extension (.mtx, .tns, .npy, .npz)",
-            path.display()
-        ))
-    })?;
+    let format =
+        FileFormat::from_path(path).ok_or_else(|| unknown_format("formats::write_path", path))?;
     let out = std::io::BufWriter::with_capacity(1 << 16, File::create(path)?);
     match format {
         #[cfg(feature = "matrix-market")]

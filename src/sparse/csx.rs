@@ -140,9 +140,9 @@ pub(crate) fn check_structure(c: &CsxIndex, shape: &[usize], nnz: usize) -> Resu
         });
     }
     let outer = kernels::dim_size(shape, c.axis.dim());
-    let n = outer
-        .checked_add(1)
-        .ok_or_else(|| ErrorKind::Overflow("indptr length".into()))?;
+    let n = outer.checked_add(1).ok_or_else(|| ErrorKind::Overflow {
+        quantity: crate::Quantity::IndptrLength,
+    })?;
     count("CSX indptr entries (shape[axis] + 1)", n, c.indptr.len())?;
     count("CSX indices entries (nnz)", nnz, c.indices.len())
 }

@@ -535,9 +535,12 @@ impl SparseTensor {
     /// Like [`SparseTensor::to_dense`], failing with [`ErrorKind::LimitExceeded`] when the
     /// tensor has more than `max_elements` elements (use this on untrusted input).
     pub fn to_dense_limited(&self, max_elements: usize) -> Result<Tensor> {
-        let total = crate::tensor::element_count(&self.shape).ok_or_else(|| {
-            ErrorKind::Overflow(format!("element count of shape {:?}", self.shape))
-        })?;
+        let total =
+            crate::tensor::element_count(&self.shape).ok_or_else(|| ErrorKind::Overflow {
+                quantity: crate::Quantity::ElementCount {
+                    shape: self.shape.clone(),
+                },
+            })?;
         if total > max_elements {
             return fail(ErrorKind::LimitExceeded {
                 what: "dense element count",
@@ -546,9 +549,11 @@ impl SparseTensor {
             });
         }
         let w = self.value_type.byte_width();
-        let bytes = total
-            .checked_mul(w)
-            .ok_or_else(|| ErrorKind::Overflow("dense byte size".into()))?;
+        let bytes = total.checked_mul(w).ok_or_else(|| ErrorKind::Overflow {
+            quantity: crate::Quantity::ByteSize {
+                shape: self.shape.clone(),
+            },
+        })?;
         let strides = row_major_strides(&self.shape, 1);
         let linear = |c: &[usize]| -> usize { c.iter().zip(&strides).map(|(a, b)| a * b).sum() };
         // Direct writes unless two entries may share a cell.
@@ -618,15 +623,18 @@ pub(crate) fn check_structure(
 ) -> Result<()> {
     let w = value_type.byte_width();
     if shape.contains(&0) && crate::tensor::checked_row_major_strides(shape, w).is_none() {
-        return fail(ErrorKind::Overflow(format!(
-            "row-major strides of shape {shape:?} (they do not fit in an int64)"
-        )));
+        return fail(ErrorKind::Overflow {
+            quantity: crate::Quantity::RowMajorStrides {
+                shape: shape.to_vec(),
+            },
+        });
     }
     if !values.len().is_multiple_of(w) {
-        return fail(ErrorKind::InvalidArgument(format!(
-            "values buffer of {} bytes is not a whole number of {value_type} values",
-            values.len()
-        )));
+        return fail(ErrorKind::PartialValue {
+            what: "the values buffer",
+            length: values.len() as u64,
+            width: w,
+        });
     }
     let nnz = values.len() / w;
     match index {

@@ -172,7 +172,7 @@ fn index_arrays_of_mixed_types_are_refused() {
     assert!(matches!(e.kind(), ErrorKind::TypeMismatch { .. }), "{e}");
     // IndexArray::try_new refuses a partial element.
     let e = IndexArray::try_new(IndexType::Int32, Buffer::from_vec(vec![0u8; 6])).unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+    assert!(matches!(e.kind(), ErrorKind::PartialValue { .. }), "{e}");
 }
 
 #[test]

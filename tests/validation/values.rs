@@ -27,7 +27,7 @@ fn values_shorter_than_nnz() {
         ),
     )
     .unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+    assert!(matches!(e.kind(), ErrorKind::PartialValue { .. }), "{e}");
 
     // In messages: the values buffer holds fewer than nnz values.
     for (s, body) in [crafted_coo(), crafted_csr(), crafted_csf()] {

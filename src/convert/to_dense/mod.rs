@@ -86,8 +86,11 @@ fn to_dense_tuned(
     threads: usize,
     t: &Tuning,
 ) -> Result<Tensor> {
-    let total = element_count(s.shape())
-        .ok_or_else(|| ErrorKind::Overflow(format!("element count of shape {:?}", s.shape())))?;
+    let total = element_count(s.shape()).ok_or_else(|| ErrorKind::Overflow {
+        quantity: crate::Quantity::ElementCount {
+            shape: s.shape().to_vec(),
+        },
+    })?;
     if total > max_elements {
         return fail(ErrorKind::LimitExceeded {
             what: "dense element count",
@@ -102,7 +105,13 @@ fn to_dense_tuned(
     let w = s.value_type().byte_width();
     match total.checked_mul(w) {
         Some(bytes) if bytes <= isize::MAX as usize => {}
-        _ => return fail(ErrorKind::Overflow("dense byte size".into())),
+        _ => {
+            return fail(ErrorKind::Overflow {
+                quantity: crate::Quantity::ByteSize {
+                    shape: s.shape().to_vec(),
+                },
+            })
+        }
     }
     let data = crate::dispatch_value!(s.value_type(), T => {
         Buffer::from_vec(fill_dense::<T>(&s, total, threads, t)?)

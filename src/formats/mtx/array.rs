@@ -23,9 +23,14 @@ use arrow_buffer::Buffer;
 pub(super) fn read_array<T: TextValue>(ctx: &Ctx) -> Result<Tensor> {
     let h = ctx.header;
     let opts = ctx.options;
-    let elements = h.rows.checked_mul(h.cols).ok_or_else(|| {
-        ErrorKind::Overflow(format!("element count of a {} x {} matrix", h.rows, h.cols))
-    })?;
+    let elements = h
+        .rows
+        .checked_mul(h.cols)
+        .ok_or_else(|| ErrorKind::Overflow {
+            quantity: crate::Quantity::ElementCount {
+                shape: vec![h.rows, h.cols],
+            },
+        })?;
     if elements > opts.limits.max_dense_elements {
         return fail(ErrorKind::LimitExceeded {
             what: "Matrix Market array elements",
@@ -38,9 +43,17 @@ pub(super) fn read_array<T: TextValue>(ctx: &Ctx) -> Result<Tensor> {
     let new = |len: usize| {
         Vec::<T>::with_capacity((h.entries as u128 * len as u128 / data_len) as usize + 16)
     };
+    // A skew-symmetric array stores the strict lower triangle: every value is mirrored.
+    let mirrored = h.symmetry == Symmetry::SkewSymmetric && opts.expand_symmetry;
     let parse = |s: &[u8], line: usize, q: usize, values: &mut Vec<T>| {
         let (v, q) =
             parse_value::<T>(s, q).map_err(|x| LineError::new(line, format!("value: {x}")))?;
+        if mirrored && mirror_value(v).is_none() {
+            return Err(LineError::new(
+                line,
+                format!("the mirrored value -{v:?} does not fit {}", T::TYPE),
+            ));
+        }
         let p = finish_line(s, q)
             .map_err(|x| LineError::new(line, format!("{x} (an array line holds one value)")))?;
         values.push(v);
@@ -77,12 +90,8 @@ pub(super) fn read_array<T: TextValue>(ctx: &Ctx) -> Result<Tensor> {
                     }
                     if opts.expand_symmetry && i != j {
                         let m = if skew {
-                            mirror_value(v).ok_or_else(|| {
-                                ErrorKind::InvalidArgument(format!(
-                                    "the mirrored value -{v:?} of a skew-symmetric matrix does not fit {}",
-                                    T::TYPE
-                                ))
-                            })?
+                            // Checked per line when parsing: every stored value is mirrored.
+                            mirror_value(v).unwrap_or(T::ZERO)
                         } else {
                             v
                         };

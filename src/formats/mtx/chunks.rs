@@ -21,7 +21,7 @@ use arrow_buffer::Buffer;
 /// not used (each batch says where it ends in the file).
 ///
 /// An `array` file (a dense matrix) has no entries to hand out: it is an
-/// [`ErrorKind::InvalidArgument`]; read it with [`read`](super::read).
+/// [`ErrorKind::UnsupportedLayout`]; read it with [`read`](super::read).
 ///
 /// ```
 /// use arrow_tensor_ipc::formats::mtx;
@@ -39,10 +39,11 @@ pub fn read_chunks(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Ent
     let bytes = data.as_slice();
     let (header, data_start, size_line) = parse_header(bytes, options.validation)?;
     if header.format == Format::Array {
-        return Err(ErrorKind::InvalidArgument(
-            "an array (dense) Matrix Market file has no entries to read in chunks; read it whole"
-                .into(),
-        )
+        return Err(ErrorKind::UnsupportedLayout {
+            operation: "mtx::read_chunks",
+            expected: "a coordinate matrix",
+            found: "an array (dense) matrix: read it whole with mtx::read".into(),
+        }
         .into());
     }
     let value_type = value_type_of(&header, options)?;

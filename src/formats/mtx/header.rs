@@ -152,9 +152,11 @@ pub(super) fn parse_header(bytes: &[u8], validation: Validation) -> Result<(Head
                 Symmetry::SkewSymmetric => r.checked_mul(r.saturating_sub(1)).map(|v| v / 2),
             };
             n.ok_or_else(|| {
-                Error::from(ErrorKind::Overflow(format!(
-                    "element count of a {rows} x {cols} matrix"
-                )))
+                Error::from(ErrorKind::Overflow {
+                    quantity: crate::Quantity::ElementCount {
+                        shape: vec![rows, cols],
+                    },
+                })
             })?
         }
     };

@@ -25,9 +25,13 @@
 //! when the entries come out strictly increasing in row-major order. Call
 //! [`SparseTensor::canonicalize`](crate::SparseTensor::canonicalize) for a sorted COO.
 //!
-//! Every malformed input is an [`ErrorKind::Parse`] naming the
-//! 1-based line of the file.
-//! Nothing is allocated in proportion to the header's sizes before the bytes of the file
+//! Every malformed line (the banner, the size line, an entry, a value whose skew-symmetric
+//! mirror does not fit the value type) and a count of entries that differs from the size
+//! line's is an [`ErrorKind::Parse`] naming the 1-based line of the file. Sizes are typed
+//! errors of their own: over [`Limits`] a [`ErrorKind::LimitExceeded`], beyond what this
+//! machine addresses an [`ErrorKind::Overflow`], coordinates beyond the index type an
+//! [`ErrorKind::IndexTypeTooNarrow`]; a `real` file read into an integer type is an
+//! [`ErrorKind::TypeMismatch`]. Nothing is allocated in proportion to the header's sizes before the bytes of the file
 //! could hold them; large files are parsed by several threads, each on a share of whole
 //! lines.
 
@@ -179,7 +183,7 @@ impl ReadOptions<'_> {
 pub struct WriteOptions {
     /// The symmetry to write: `General` (the default) writes every stored entry;
     /// `Symmetric` and `SkewSymmetric` write the lower triangle and fail
-    /// ([`ErrorKind::InvalidArgument`]) when the matrix does not have that symmetry.
+    /// ([`ErrorKind::UnsupportedLayout`]) when the matrix does not have that symmetry.
     pub symmetry: Symmetry,
     /// Threads formatting the output; 0 (the default) uses every core.
     pub threads: usize,
@@ -296,7 +300,7 @@ pub fn write<W: std::io::Write>(
     out: W,
     options: &WriteOptions,
 ) -> Result<()> {
-    let message = super::one_message(messages, "a Matrix Market file")?;
+    let message = super::one_message(messages, "writing a Matrix Market file")?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
     match message {
         Message::SparseTensor(t) => write::write_sparse(t, &mut out, options)?,

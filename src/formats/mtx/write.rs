@@ -28,15 +28,31 @@ fn field_name(t: ValueType) -> &'static str {
     }
 }
 
+/// The error of a matrix that does not have the symmetry it is to be written with.
+fn not_symmetric(symmetry: Symmetry, found: String) -> Error {
+    ErrorKind::UnsupportedLayout {
+        operation: "writing a Matrix Market file",
+        expected: match symmetry {
+            Symmetry::SkewSymmetric => "a skew-symmetric matrix",
+            _ => "a symmetric matrix",
+        },
+        found,
+    }
+    .into()
+}
+
 /// Refuses to write a matrix that is not square as symmetric or skew-symmetric (no reader
 /// would take the file).
 fn check_square(shape: &[usize], symmetry: Symmetry) -> Result<()> {
     if let [rows, cols] = shape {
         if symmetry != Symmetry::General && rows != cols {
-            return fail(ErrorKind::InvalidArgument(format!(
-                "a {} matrix must be square, this one is {rows} x {cols}",
-                symmetry.name()
-            )));
+            return Err(not_symmetric(
+                symmetry,
+                format!(
+                    "a {rows} x {cols} matrix (a {} matrix is square)",
+                    symmetry.name()
+                ),
+            ));
         }
     }
     Ok(())
@@ -90,10 +106,15 @@ pub(super) fn write_sparse<W: std::io::Write>(
 
 /// The lower triangle of a canonical COO matrix, after checking that the matrix is
 /// symmetric (or skew-symmetric): every stored entry off the diagonal has a mirror of the
-/// same (negated) value, or is zero when it has none.
+/// same (negated) value, or is zero when it has none; otherwise an
+/// [`ErrorKind::UnsupportedLayout`] naming the entry.
 fn lower_triangle<T: TextValue>(coo: &SparseTensor, symmetry: Symmetry) -> Result<SparseTensor> {
     let SparseIndex::Coo(index) = coo.index() else {
-        return fail(ErrorKind::InvalidArgument("expected COO".into()));
+        return fail(ErrorKind::UnsupportedLayout {
+            operation: "the lower triangle of a matrix",
+            expected: "a COO matrix",
+            found: format!("{:?}", coo.format()),
+        });
     };
     let skew = symmetry == Symmetry::SkewSymmetric;
     let nnz = index.nnz();
@@ -111,12 +132,7 @@ fn lower_triangle<T: TextValue>(coo: &SparseTensor, symmetry: Symmetry) -> Resul
     let values = coo.values::<T>().unwrap_or_default();
     let keys: Vec<(i64, i64)> = (0..nnz).map(key).collect();
     let not = |r: i64, c: i64, why: String| {
-        Error::from(ErrorKind::InvalidArgument(format!(
-            "the matrix is not {}: entry ({}, {}) {why}",
-            symmetry.name(),
-            r + 1,
-            c + 1
-        )))
+        not_symmetric(symmetry, format!("entry ({}, {}) {why}", r + 1, c + 1))
     };
     let mut coords = Vec::new();
     let mut kept = Vec::new();
@@ -209,24 +225,25 @@ fn write_dense_typed<T: TextValue, W: std::io::Write>(
     if sym != Symmetry::General {
         for j in 0..cols {
             if skew && !at(j, j).is_zero() {
-                return fail(ErrorKind::InvalidArgument(format!(
-                    "the matrix is not skew-symmetric: entry ({}, {}) is on the diagonal and not zero",
-                    j + 1,
-                    j + 1
-                )));
+                return Err(not_symmetric(
+                    sym,
+                    format!("entry ({}, {}) on the diagonal, not zero", j + 1, j + 1),
+                ));
             }
             for i in j + 1..rows {
                 let (v, m) = (at(i, j), at(j, i));
                 let want = if skew { v.checked_neg() } else { Some(v) };
                 if !want.is_some_and(|w| w.same(m) || (w.is_zero() && m.is_zero())) {
-                    return fail(ErrorKind::InvalidArgument(format!(
-                        "the matrix is not {}: entry ({}, {}) = {v:?} but ({}, {}) = {m:?}",
-                        sym.name(),
-                        i + 1,
-                        j + 1,
-                        j + 1,
-                        i + 1
-                    )));
+                    return Err(not_symmetric(
+                        sym,
+                        format!(
+                            "entry ({}, {}) = {v:?} but ({}, {}) = {m:?}",
+                            i + 1,
+                            j + 1,
+                            j + 1,
+                            i + 1
+                        ),
+                    ));
                 }
             }
         }

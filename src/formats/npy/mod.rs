@@ -95,8 +95,10 @@ fn check(header: &Header, data_len: usize, limits: &Limits) -> Result<(ValueType
             },
         })?,
     };
-    let count = element_count(&header.shape).ok_or_else(|| {
-        ErrorKind::Overflow(format!("element count of npy shape {:?}", header.shape))
+    let count = element_count(&header.shape).ok_or_else(|| ErrorKind::Overflow {
+        quantity: crate::Quantity::ElementCount {
+            shape: header.shape.clone(),
+        },
     })?;
     if count > limits.max_dense_elements {
         return Err(ErrorKind::LimitExceeded {
@@ -108,7 +110,11 @@ fn check(header: &Header, data_len: usize, limits: &Limits) -> Result<(ValueType
     }
     let nbytes = count
         .checked_mul(t.byte_width())
-        .ok_or_else(|| ErrorKind::Overflow(format!("byte size of npy shape {:?}", header.shape)))?;
+        .ok_or_else(|| ErrorKind::Overflow {
+            quantity: crate::Quantity::ByteSize {
+                shape: header.shape.clone(),
+            },
+        })?;
     if nbytes as u64 > limits.max_body_len {
         return Err(ErrorKind::LimitExceeded {
             what: "npy data length",
@@ -235,7 +241,7 @@ pub(crate) fn read_tensor(buffer: Buffer, limits: &Limits) -> Result<Tensor> {
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
 pub fn write<W: Write>(messages: &[Message], out: W, options: &WriteOptions) -> Result<()> {
-    match super::one_message(messages, "a .npy file")? {
+    match super::one_message(messages, "writing a .npy file")? {
         Message::Tensor(t) => write_tensor(t, out),
         Message::SparseTensor(s) => {
             write_tensor(&s.to_dense_limited(options.limits.max_dense_elements)?, out)

@@ -115,7 +115,7 @@ fn array_member(member: &str, bytes: Buffer, limits: &Limits) -> Result<Tensor> 
 /// named `NAME.npy`, where `NAME` is the name given to [`BundleWriter::write_tensor`]
 /// (by [`BundleWriter::write`]: the message's [`NAME_KEY`] metadata) or, for an unnamed
 /// one, `arr_0`, `arr_1`, ... counted over the unnamed tensors, as `numpy.savez` names its
-/// positional arguments. A name used twice is an [`ErrorKind::InvalidArgument`].
+/// positional arguments. A name used twice is an [`ErrorKind::DuplicateName`].
 ///
 /// [`numpy.load`]: https://numpy.org/doc/stable/reference/generated/numpy.load.html
 pub struct BundleWriter<W: Write + Seek> {
@@ -138,16 +138,17 @@ impl<W: Write + Seek> BundleWriter<W> {
     }
 
     /// Writes a dense message as a member named by its [`Message::name`]; returns the
-    /// name. A sparse message is an [`ErrorKind::InvalidArgument`] (a bundle holds dense
+    /// name. A sparse message is an [`ErrorKind::UnsupportedLayout`] (a bundle holds dense
     /// arrays: expand it first).
     pub fn write(&mut self, message: &Message) -> Result<String> {
         match message {
             Message::Tensor(t) => self.write_tensor(message.name(), t),
-            Message::SparseTensor(_) => Err(ErrorKind::InvalidArgument(
-                "a .npz bundle of named arrays holds dense arrays; this message is sparse \
-                 (expand it to dense first, or write it alone as a scipy sparse bundle)"
-                    .into(),
-            )
+            Message::SparseTensor(_) => Err(ErrorKind::UnsupportedLayout {
+                operation: "a .npz bundle of named arrays",
+                expected: "dense tensors (expand a sparse one to dense first, or write it alone \
+                           as a scipy sparse bundle)",
+                found: "a sparse tensor".into(),
+            }
             .into()),
         }
     }
@@ -163,9 +164,11 @@ impl<W: Write + Seek> BundleWriter<W> {
             }
         };
         if self.names.contains(&name) {
-            return Err(ErrorKind::InvalidArgument(format!(
-                "two arrays of the bundle are named {name:?}"
-            ))
+            return Err(ErrorKind::DuplicateName {
+                what: "arrays of the bundle",
+                name,
+                note: "",
+            }
             .into());
         }
         let total = (tensor.len() as u64)

@@ -174,8 +174,9 @@ pub(crate) fn read_from<R: Read + Seek>(reader: R, limits: &Limits) -> Result<Ve
 /// so that `scipy.sparse.load_npz` reads it as a `csr_matrix`, `csc_matrix` or
 /// `coo_matrix`), dense messages as a bundle of named arrays ([`BundleWriter`]: names from
 /// [`NAME_KEY`](crate::NAME_KEY), else `arr_0`, `arr_1`, ...). Sparse messages among
-/// others, a sparse tensor scipy cannot hold (CSF, a COO of rank other than 2), or a name
-/// used twice, are an [`ErrorKind::InvalidArgument`].
+/// others or a CSF tensor are an [`ErrorKind::UnsupportedLayout`], a sparse tensor of rank
+/// other than 2 an [`ErrorKind::InvalidRank`], a name used twice an
+/// [`ErrorKind::DuplicateName`].
 ///
 /// A scipy bundle's members are written in scipy's order (`indices`, `indptr` or `row`,
 /// `col`; then `format`, `shape`, `data`), stored or deflated per

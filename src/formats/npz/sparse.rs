@@ -172,10 +172,11 @@ pub(super) fn write_sparse<W: Write + Seek>(
     options: &WriteOptions,
 ) -> Result<()> {
     if tensor.ndim() != 2 {
-        return Err(ErrorKind::InvalidArgument(format!(
-            "scipy .npz holds 2-d matrices; this tensor has rank {}",
-            tensor.ndim()
-        ))
+        return Err(ErrorKind::InvalidRank {
+            layout: "a scipy .npz sparse matrix",
+            needed: "rank 2",
+            rank: tensor.ndim(),
+        }
         .into());
     }
     let mut zip = zip::ZipWriter::new(out);
@@ -232,9 +233,11 @@ pub(super) fn write_sparse<W: Write + Seek>(
             "coo"
         }
         SparseIndex::Csf(_) => {
-            return Err(ErrorKind::InvalidArgument(
-                "scipy .npz has no CSF layout: convert to CSR, CSC or COO first".into(),
-            )
+            return Err(ErrorKind::UnsupportedLayout {
+                operation: "writing a scipy .npz sparse bundle",
+                expected: "CSR, CSC or COO (convert CSF first)",
+                found: "CSF".into(),
+            }
             .into())
         }
     };

@@ -65,7 +65,12 @@ pub(crate) fn write_coo_lines<W: std::io::Write>(
     threads: usize,
 ) -> crate::Result<()> {
     let crate::SparseIndex::Coo(coo) = tensor.index() else {
-        return Err(ErrorKind::InvalidArgument("write_coo_lines needs a COO tensor".into()).into());
+        return Err(ErrorKind::UnsupportedLayout {
+            operation: "the entry lines of a text file",
+            expected: "a COO tensor",
+            found: format!("{:?}", tensor.format()),
+        }
+        .into());
     };
     let (nnz, ndim, order) = (coo.nnz(), coo.ndim(), coo.order());
     crate::dispatch_value!(tensor.value_type(), T => {

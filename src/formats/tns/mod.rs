@@ -4,9 +4,11 @@
 //! caller or from the largest coordinate of each dimension.
 //!
 //! [`read`] reads a file into a COO tensor, [`read_chunks`] hands out its entries a bounded
-//! batch at a time, [`write()`] writes one. Malformed input is an
-//! [`ErrorKind::Parse`] naming the 1-based line. Large files are
-//! parsed by several threads, each on a share of whole lines.
+//! batch at a time, [`write()`] writes one. Every malformed line is an
+//! [`ErrorKind::Parse`] naming the 1-based line (a file without entries and without a given
+//! shape, at [`Location::File`]); an entry count or rank over [`Limits`] is an
+//! [`ErrorKind::LimitExceeded`]. Large files are parsed by several threads, each on a share
+//! of whole lines.
 
 // The reader handles untrusted bytes: no panicking shortcuts.
 #![deny(
@@ -388,7 +390,7 @@ pub fn write<W: std::io::Write>(
     out: W,
     options: &WriteOptions,
 ) -> Result<()> {
-    let message = super::one_message(messages, "a FROSTT file")?;
+    let message = super::one_message(messages, "writing a FROSTT file")?;
     let coo: Cow<SparseTensor> = match message {
         Message::SparseTensor(t) => match t.index() {
             SparseIndex::Coo(_) => Cow::Borrowed(t),

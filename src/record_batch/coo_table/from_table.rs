@@ -47,21 +47,19 @@ pub fn coo_table_to_sparse_with(
     let info = CooTableInfo::from_schema(&schema)?;
     let ndim = info.shape.len();
     if ndim > limits.max_rank {
-        return fail(ErrorKind::ColumnLimitExceeded {
-            column: "(schema)".into(),
-            what: format!("rank claimed by the {COO_TABLE_KEY} metadata"),
+        return fail(ErrorKind::LimitExceeded {
+            what: "rank claimed by the COO table's schema metadata (Limits::max_rank)",
             value: ndim as u64,
             limit: limits.max_rank as u64,
-            rule: "Limits::max_rank".into(),
         });
     }
     if table.num_columns() != ndim + 1 {
-        return fail(ErrorKind::InvalidColumn {
-            column: "(schema)".into(),
-            reason: format!(
-                "{} columns for a tensor of rank {ndim} (one per dimension, then \"{VALUE_COLUMN}\")",
-                table.num_columns()
+        return fail(ErrorKind::CountMismatch {
+            what: format!(
+                "columns of a COO table of rank {ndim} (one per dimension, then \"{VALUE_COLUMN}\")"
             ),
+            expected: ndim as u64 + 1,
+            found: table.num_columns() as u64,
         });
     }
     let nnz = table.num_rows();
