@@ -2,8 +2,6 @@
 //! format has a magic and by extension otherwise, with the format-agnostic options mapped
 //! onto each format's; and the count of messages a file of one tensor takes.
 
-#![cfg(all(feature = "matrix-market", feature = "frostt", feature = "npy"))]
-
 use arrow_tensor_ipc::formats::{self, mtx, FileFormat};
 use arrow_tensor_ipc::{
     CustomMetadata, ErrorKind, Limits, Message, SparseTensor, Tensor, Validation, NAME_KEY,
