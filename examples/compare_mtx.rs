@@ -28,10 +28,7 @@
 // while they are mapped.
 #![allow(unsafe_code)]
 
-use arrow_tensor_ipc::formats::frostt::{read_frostt, write_frostt, TnsReadOptions};
-use arrow_tensor_ipc::formats::matrix_market::{
-    read_matrix_market, write_matrix_market, MtxReadOptions, MtxWriteOptions,
-};
+use arrow_tensor_ipc::formats::{mtx, tns};
 use arrow_tensor_ipc::{Message, SparseTensor};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -147,47 +144,48 @@ fn main() {
         let tns = dir.join(format!("random_{nnz}.tns"));
         let m = random_matrix(nnz);
         let file = std::fs::File::create(&mtx).expect("create");
-        write_matrix_market(
-            &Message::SparseTensor(m.clone()),
+        mtx::write(
+            &[Message::SparseTensor(m.clone())],
             file,
-            &MtxWriteOptions::default(),
+            &mtx::WriteOptions::default(),
         )
         .expect("write mtx");
         let t3 = rank3(&m);
-        write_frostt(
-            &Message::SparseTensor(t3),
+        tns::write(
+            &[Message::SparseTensor(t3)],
             std::fs::File::create(&tns).expect("create"),
+            &tns::WriteOptions::default(),
         )
         .expect("write tns");
         drop(m);
 
         let read_mtx = || {
             let bytes = unsafe { arrow_tensor_ipc::map_file(&mtx) }.expect("map");
-            read_matrix_market(&bytes, &MtxReadOptions::default()).expect("parse")
+            mtx::read(bytes, &mtx::ReadOptions::default()).expect("parse")
         };
         let read_s = best(reps, read_mtx);
-        let in_memory = std::fs::read(&mtx).expect("read");
+        let in_memory = arrow_buffer::Buffer::from_vec(std::fs::read(&mtx).expect("read"));
         let parse_s = best(reps, || {
-            read_matrix_market(&in_memory, &MtxReadOptions::default()).expect("parse")
+            mtx::read(in_memory.clone(), &mtx::ReadOptions::default()).expect("parse")
         });
         drop(in_memory);
         let message = read_mtx();
         let out = dir.join(format!("ours_{nnz}.mtx"));
         let write_s = best(reps, || {
             let f = std::fs::File::create(&out).expect("create");
-            write_matrix_market(&message, f, &MtxWriteOptions::default()).expect("write")
+            mtx::write(&message, f, &mtx::WriteOptions::default()).expect("write")
         });
         drop(message);
         let read_tns = || {
             let bytes = unsafe { arrow_tensor_ipc::map_file(&tns) }.expect("map");
-            read_frostt(&bytes, &TnsReadOptions::default()).expect("parse")
+            tns::read(bytes, &tns::ReadOptions::default()).expect("parse")
         };
         let tns_read_s = best(reps, read_tns);
-        let tensor = Message::SparseTensor(read_tns());
+        let tensor = read_tns();
         let tns_out = dir.join(format!("ours_{nnz}.tns"));
         let tns_write_s = best(reps, || {
             let f = std::fs::File::create(&tns_out).expect("create");
-            write_frostt(&tensor, f).expect("write")
+            tns::write(&tensor, f, &tns::WriteOptions::default()).expect("write")
         });
         drop(tensor);
 

@@ -16,12 +16,11 @@
 //! `{"op":..,"bytes":..,"ours_s":..,"theirs_s":..,"ratio":..}`
 //!
 //! `ratio` is `theirs_s / ours_s` (higher is better for us); `bytes` is the file length.
-//! The `.npy` zero-copy read (`read_npy_buffer`) has no numpy equivalent that copies
+//! The `.npy` zero-copy read (`npy::read` of a `Buffer`) has no numpy equivalent that copies
 //! nothing either; it is compared with `numpy.load` all the same and marked `zero_copy`.
 
-use arrow_tensor_ipc::formats::npy::{read_npy, read_npy_buffer, write_npy};
-use arrow_tensor_ipc::formats::npz::{read_npz, write_npz, NpzWriteOptions};
-use arrow_tensor_ipc::{Limits, SparseTensor, Tensor};
+use arrow_tensor_ipc::formats::{npy, npz};
+use arrow_tensor_ipc::{Limits, Message, SparseTensor, Tensor};
 use std::hint::black_box;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -116,23 +115,25 @@ fn main() {
     }
     let dir = root().join("target/compare_npz");
     std::fs::create_dir_all(&dir).expect("create target/compare_npz");
-    let limits = Limits::default();
+    let read_options = npz::ReadOptions::default().with_limits(Limits::default());
+    let npy_options = npy::ReadOptions::default().with_limits(Limits::default());
 
     let t = csr(nnz);
     for compressed in [false, true] {
-        let options = NpzWriteOptions { compressed };
+        let options = npz::WriteOptions::default().with_compressed(compressed);
+        let t = [Message::from(t.clone())];
         let mut file = Cursor::new(Vec::new());
-        write_npz(&t, &mut file, &options).expect("write_npz");
-        let bytes = file.into_inner();
+        npz::write(&t, &mut file, &options).expect("npz::write");
+        let bytes = arrow_buffer::Buffer::from_vec(file.into_inner());
         let kind = if compressed { "deflated" } else { "stored" };
         let path = dir.join(format!("csr_{nnz}_{kind}.npz"));
         std::fs::write(&path, &bytes).expect("write the file");
         let read_s = best(reps, || {
-            black_box(read_npz(Cursor::new(&bytes[..]), &limits).expect("read_npz"));
+            black_box(npz::read(bytes.clone(), &read_options).expect("npz::read"));
         });
         let write_s = best(reps, || {
             let mut out = Cursor::new(Vec::new());
-            write_npz(&t, &mut out, &options).expect("write_npz");
+            npz::write(&t, &mut out, &options).expect("npz::write");
             black_box(out);
         });
         let py = python_times("time-npz", &path, reps);
@@ -160,13 +161,14 @@ fn main() {
     )
     .expect("a tensor");
     let mut bytes = Vec::new();
-    write_npy(&dense, &mut bytes).expect("write_npy");
+    let dense = [Message::from(dense)];
+    npy::write(&dense, &mut bytes, &npy::WriteOptions::default()).expect("npy::write");
     let path = dir.join(format!("f64_{npy_mib}mib.npy"));
     std::fs::write(&path, &bytes).expect("write the file");
     let py = python_times("time-npy", &path, reps);
     let load = py["load_s"].as_f64().unwrap_or(f64::NAN);
     let read_s = best(reps, || {
-        black_box(read_npy(&bytes, &limits).expect("read_npy"));
+        black_box(npy::read(&bytes[..], &npy_options).expect("npy::read"));
     });
     row(
         "npy read f64 (copy; numpy.load)",
@@ -177,10 +179,10 @@ fn main() {
     );
     let buffer = arrow_buffer::Buffer::from_vec(bytes.clone());
     let zero_s = best(reps, || {
-        black_box(read_npy_buffer(buffer.clone(), &limits).expect("read_npy_buffer"));
+        black_box(npy::read(buffer.clone(), &npy_options).expect("npy::read"));
     });
     row(
-        "npy read_npy_buffer f64 (numpy.load)",
+        "npy read of a Buffer f64 (numpy.load)",
         bytes.len(),
         zero_s,
         load,
@@ -188,7 +190,7 @@ fn main() {
     );
     let write_s = best(reps, || {
         let mut out = Vec::new();
-        write_npy(&dense, &mut out).expect("write_npy");
+        npy::write(&dense, &mut out, &npy::WriteOptions::default()).expect("npy::write");
         black_box(out);
     });
     row(

@@ -7,9 +7,8 @@
 
 #![allow(dead_code)]
 
-use arrow_tensor_ipc::formats::{frostt, matrix_market, npy, npz};
-use arrow_tensor_ipc::{Limits, Message};
-use std::io::Cursor;
+use arrow_tensor_ipc::formats::{mtx, npy, npz, tns};
+use arrow_tensor_ipc::Limits;
 
 fn small_limits() -> Limits {
     Limits::default()
@@ -20,7 +19,8 @@ fn small_limits() -> Limits {
 }
 
 /// Reads `data[1..]` with the reader `data[0]` picks (on one and on two threads for the
-/// text formats, which must agree), then writes what it read and reads that again.
+/// text formats, which must agree, and a batch at a time through the chunked reader, which
+/// must agree with the whole-file one), then writes what it read and reads that again.
 pub fn file_formats(data: &[u8]) {
     let Some((&which, file)) = data.split_first() else {
         return;
@@ -29,23 +29,32 @@ pub fn file_formats(data: &[u8]) {
     match which % 4 {
         0 => {
             let read = |threads: usize, bytes: &[u8]| {
-                let o = matrix_market::MtxReadOptions::default()
+                let o = mtx::ReadOptions::default()
                     .with_limits(limits)
                     .with_threads(threads);
-                matrix_market::read_matrix_market(bytes, &o)
+                mtx::read(bytes, &o)
             };
             let one = read(1, file);
             let two = read(2, file);
             assert_eq!(one.is_ok(), two.is_ok(), "threads disagree");
+            let o = mtx::ReadOptions::default()
+                .with_limits(limits)
+                .with_chunk_entries(3);
+            if let Ok(chunks) = mtx::read_chunks(file, &o) {
+                let batches: Result<Vec<_>, _> = chunks.collect();
+                if let Ok(m) = &one {
+                    if let Some(t) = m[0].as_sparse() {
+                        let batches = batches.expect("read accepts what read_chunks refuses");
+                        let nnz: usize = batches.iter().map(|b| b.len()).sum();
+                        assert_eq!(nnz, t.nnz(), "read_chunks and read disagree");
+                    }
+                } else {
+                    assert!(batches.is_err(), "read_chunks accepts what read refuses");
+                }
+            }
             if let Ok(m) = one {
                 let mut out = Vec::new();
-                if matrix_market::write_matrix_market(
-                    &m,
-                    &mut out,
-                    &matrix_market::MtxWriteOptions::default(),
-                )
-                .is_ok()
-                {
+                if mtx::write(&m, &mut out, &mtx::WriteOptions::default()).is_ok() {
                     let again = read(1, &out);
                     assert!(again.is_ok(), "our .mtx does not read back: {again:?}");
                 }
@@ -53,55 +62,67 @@ pub fn file_formats(data: &[u8]) {
         }
         1 => {
             let read = |threads: usize, bytes: &[u8]| {
-                let o = frostt::TnsReadOptions::default()
+                let o = tns::ReadOptions::default()
                     .with_limits(limits)
                     .with_threads(threads);
-                frostt::read_frostt(bytes, &o)
+                tns::read(bytes, &o)
             };
             let one = read(1, file);
             let two = read(2, file);
             assert_eq!(one.is_ok(), two.is_ok(), "threads disagree");
-            if let Ok(t) = one {
-                let shape = t.shape().to_vec();
+            let o = tns::ReadOptions::default()
+                .with_limits(limits)
+                .with_chunk_entries(3);
+            if let Ok(chunks) = tns::read_chunks(file, &o) {
+                let batches: Result<Vec<_>, _> = chunks.collect();
+                assert_eq!(
+                    batches.is_ok(),
+                    one.is_ok(),
+                    "read_chunks and read disagree"
+                );
+            }
+            if let Ok(m) = one {
+                let shape = m[0]
+                    .as_sparse()
+                    .map(|t| t.shape().to_vec())
+                    .unwrap_or_default();
                 let mut out = Vec::new();
-                if frostt::write_frostt(&Message::SparseTensor(t), &mut out).is_ok() {
-                    let o = frostt::TnsReadOptions::default()
+                if tns::write(&m, &mut out, &tns::WriteOptions::default()).is_ok() {
+                    let o = tns::ReadOptions::default()
                         .with_limits(limits)
                         .with_shape(shape);
-                    let again = frostt::read_frostt(&out, &o);
+                    let again = tns::read(&out[..], &o);
                     assert!(again.is_ok(), "our .tns does not read back: {again:?}");
                 }
             }
         }
         2 => {
-            if let Ok(t) = npy::read_npy(file, &limits) {
+            let o = npy::ReadOptions::default().with_limits(limits);
+            if let Ok(m) = npy::read(file, &o) {
                 let mut out = Vec::new();
-                if npy::write_npy(&t, &mut out).is_ok() {
-                    let again = npy::read_npy(&out, &limits);
-                    match again {
-                        Ok(back) => assert!(back.content_eq(&t), "our .npy reads back different"),
+                if npy::write(&m, &mut out, &npy::WriteOptions::default()).is_ok() {
+                    match npy::read(out, &o) {
+                        Ok(back) => assert!(
+                            back[0]
+                                .as_tensor()
+                                .zip(m[0].as_tensor())
+                                .is_some_and(|(b, t)| b.content_eq(t)),
+                            "our .npy reads back different"
+                        ),
                         Err(e) => panic!("our .npy does not read back: {e}"),
                     }
                 }
             }
         }
         _ => {
-            if let Ok(t) = npz::read_npz(Cursor::new(file), &limits) {
-                let mut out = Cursor::new(Vec::new());
-                if npz::write_npz(&t, &mut out, &npz::NpzWriteOptions::default()).is_ok() {
-                    let again = npz::read_npz(Cursor::new(out.into_inner()), &limits);
-                    assert!(again.is_ok(), "our .npz does not read back: {again:?}");
-                }
-            }
             // Both kinds of archive (scipy sparse bundles, bundles of named arrays).
-            if let Ok(ms) = npz::read_npz_messages(Cursor::new(file), &limits) {
-                let mut out = Cursor::new(Vec::new());
-                if npz::write_npz_messages(&ms, &mut out, &npz::NpzWriteOptions::default()).is_ok()
-                {
-                    let again = npz::read_npz_messages(Cursor::new(out.into_inner()), &limits);
-                    match again {
-                        Ok(back) => assert_eq!(back.len(), ms.len(), "our bundle lost members"),
-                        Err(e) => panic!("our .npz bundle does not read back: {e}"),
+            let o = npz::ReadOptions::default().with_limits(limits);
+            if let Ok(ms) = npz::read(file, &o) {
+                let mut out = std::io::Cursor::new(Vec::new());
+                if npz::write(&ms, &mut out, &npz::WriteOptions::default()).is_ok() {
+                    match npz::read(out.into_inner(), &o) {
+                        Ok(back) => assert_eq!(back.len(), ms.len(), "our archive lost members"),
+                        Err(e) => panic!("our .npz does not read back: {e}"),
                     }
                 }
             }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 /// The key under which a tensor's name is kept in its [`CustomMetadata`]:
 /// `arrow_tensor_ipc.name`.
 ///
-/// The `.npz` bundle reader (`formats::npz::read_npz_messages`, feature `npy`) puts each
+/// The `.npz` bundle reader (`formats::npz::read`, feature `npy`) puts each
 /// member's name there (the key `numpy.load` gives it: the member's file name without
 /// `.npy`), and the bundle writer takes member names from it.
 /// [`Message::name`](crate::Message::name) reads it.

@@ -196,7 +196,7 @@ pub unsafe fn read_mmap(
 
 /// Memory-maps a file read-only as [`bytes::Bytes`] (the map lives as long as the bytes),
 /// for example to hand a large Matrix Market file to
-/// [`formats::matrix_market::read_matrix_market`](crate::formats) without reading it into
+/// `formats::mtx::read` ([`formats`](crate::formats)) without reading it into
 /// memory first.
 ///
 /// # Safety

@@ -1331,8 +1331,8 @@ fn permissive_applies_to_matrix_market_inputs() {
 /// and messages back into a bundle that reads to the same arrays; `inspect` lists members.
 #[test]
 fn npz_bundles_convert_both_ways_and_inspect_lists_members() {
-    use arrow_tensor_ipc::formats::npz::{read_npz_messages, write_npz_messages, NpzWriteOptions};
-    use arrow_tensor_ipc::{CustomMetadata, Limits, NAME_KEY};
+    use arrow_tensor_ipc::formats::npz;
+    use arrow_tensor_ipc::{CustomMetadata, NAME_KEY};
     let named = |n: &str, m: Message| m.with_custom_metadata(CustomMetadata::new([(NAME_KEY, n)]));
     let members = vec![
         named(
@@ -1349,7 +1349,12 @@ fn npz_bundles_convert_both_ways_and_inspect_lists_members() {
         ),
     ];
     let mut npz = std::io::Cursor::new(Vec::new());
-    write_npz_messages(&members, &mut npz, &NpzWriteOptions { compressed: true }).unwrap();
+    npz::write(
+        &members,
+        &mut npz,
+        &npz::WriteOptions::default().with_compressed(true),
+    )
+    .unwrap();
     let bundle = TempFile::with_ext("bundle", "npz");
     std::fs::write(bundle.path(), npz.get_ref()).unwrap();
 
@@ -1408,7 +1413,7 @@ fn npz_bundles_convert_both_ways_and_inspect_lists_members() {
     let again = TempFile::with_ext("bundle-again", "npz");
     let out = run(&["convert", &arrows.name(), &again.name()], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let back = read_npz_messages(std::io::Cursor::new(again.bytes()), &Limits::default()).unwrap();
+    let back = npz::read(again.bytes(), &npz::ReadOptions::default()).unwrap();
     assert_eq!(back.len(), 3);
     for (b, m) in back.iter().zip(&members) {
         assert_eq!(b.name(), m.name());
@@ -1429,7 +1434,7 @@ fn npz_bundles_convert_both_ways_and_inspect_lists_members() {
         &[],
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let back = read_npz_messages(std::io::Cursor::new(npz2.bytes()), &Limits::default()).unwrap();
+    let back = npz::read(npz2.bytes(), &npz::ReadOptions::default()).unwrap();
     let names: Vec<_> = back.iter().map(|m| m.name().unwrap()).collect();
     assert_eq!(names, ["arr_0", "arr_1"]);
     let mixed = write_file(

@@ -12,16 +12,12 @@ use arrow_array::types::{
 use arrow_array::{Array, RecordBatch};
 use arrow_buffer::Buffer;
 use arrow_schema::DataType;
-use arrow_tensor_ipc::formats::frostt::{read_frostt, write_frostt, TnsReadOptions};
-use arrow_tensor_ipc::formats::matrix_market::{
-    read_matrix_market, write_matrix_market, MtxReadOptions, MtxWriteOptions,
-};
-use arrow_tensor_ipc::formats::npz::{read_npz, write_npz, NpzWriteOptions};
+use arrow_tensor_ipc::formats::{mtx, npz, tns};
 use arrow_tensor_ipc::record_batch::{coo_table_to_sparse, sparse_to_coo_table};
 use arrow_tensor_ipc::{
     convert, decode_message, encode, ConvertOptions, CooIndex, CooOrder, ErrorKind, IndexArray,
-    IndexType, Limits, Message, ReadOptions, Scalar, SparseFormat, SparseIndex, SparseTensor,
-    ValueType, WriteOptions,
+    IndexType, Message, ReadOptions, Scalar, SparseFormat, SparseIndex, SparseTensor, ValueType,
+    WriteOptions,
 };
 use proptest::prelude::*;
 use std::io::Cursor;
@@ -425,44 +421,61 @@ fn file_writers_honour_the_order() {
 
     // FROSTT: one line per entry in storage order, 1-based.
     let mut tns = Vec::new();
-    write_frostt(&Message::SparseTensor(cm.clone()), &mut tns).unwrap();
+    tns::write(
+        &[Message::SparseTensor(cm.clone())],
+        &mut tns,
+        &Default::default(),
+    )
+    .unwrap();
     assert_eq!(
         String::from_utf8(tns.clone()).unwrap(),
         "1 2 10\n2 1 20\n2 4 30\n3 4 40\n"
     );
     let mut tns_rm = Vec::new();
-    write_frostt(&Message::SparseTensor(rm.clone()), &mut tns_rm).unwrap();
+    tns::write(
+        &[Message::SparseTensor(rm.clone())],
+        &mut tns_rm,
+        &Default::default(),
+    )
+    .unwrap();
     assert_eq!(tns, tns_rm);
-    let back = read_frostt(&tns, &TnsReadOptions::default()).unwrap();
+    let back = tns::read(&tns[..], &tns::ReadOptions::default()).unwrap();
+    let back = back[0].as_sparse().unwrap();
     assert_eq!(back.shape(), &[3, 4]);
     let as_f64: Vec<f64> = expected.iter().map(|&v| v as f64).collect();
     assert_eq!(back.to_dense().unwrap().to_vec::<f64>().unwrap(), as_f64);
 
     // Matrix Market.
     let mut mtx = Vec::new();
-    write_matrix_market(
-        &Message::SparseTensor(cm.clone()),
+    mtx::write(
+        &[Message::SparseTensor(cm.clone())],
         &mut mtx,
-        &MtxWriteOptions::default(),
+        &mtx::WriteOptions::default(),
     )
     .unwrap();
     let mut mtx_rm = Vec::new();
-    write_matrix_market(
-        &Message::SparseTensor(rm.clone()),
+    mtx::write(
+        &[Message::SparseTensor(rm.clone())],
         &mut mtx_rm,
-        &MtxWriteOptions::default(),
+        &mtx::WriteOptions::default(),
     )
     .unwrap();
     assert_eq!(mtx, mtx_rm);
-    let back = read_matrix_market(&mtx, &MtxReadOptions::default()).unwrap();
-    let back = back.as_sparse().unwrap();
+    let back = mtx::read(&mtx[..], &mtx::ReadOptions::default()).unwrap();
+    let back = back[0].as_sparse().unwrap();
     let as_i64: Vec<i64> = expected.iter().map(|&v| v as i64).collect();
     assert_eq!(back.to_dense().unwrap().to_vec::<i64>().unwrap(), as_i64);
 
     // scipy .npz: row.npy and col.npy.
     let mut npz = Cursor::new(Vec::new());
-    write_npz(&cm, &mut npz, &NpzWriteOptions::default()).unwrap();
-    let back = read_npz(Cursor::new(npz.into_inner()), &Limits::default()).unwrap();
+    npz::write(
+        &[Message::from(cm.clone())],
+        &mut npz,
+        &npz::WriteOptions::default(),
+    )
+    .unwrap();
+    let back = npz::read(npz.into_inner(), &npz::ReadOptions::default()).unwrap();
+    let back = back[0].as_sparse().unwrap().clone();
     assert_eq!(dense_of(&back), expected);
     assert!(back.content_eq(&rm), "npz: {back:?}");
 }

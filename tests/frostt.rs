@@ -1,7 +1,7 @@
 //! FROSTT reader and writer: round trips of COO tensors of rank 1 to 5, dense tensors
 //! written as their non-zeros, and malformed files refused with the line they concern.
 
-use arrow_tensor_ipc::formats::frostt::{read_frostt, write_frostt, TnsReadOptions};
+use arrow_tensor_ipc::formats::tns;
 use arrow_tensor_ipc::{
     ConvertOptions, CooIndex, ErrorKind, IndexArray, IndexType, Limits, Location, Message, Scalar,
     SparseFormat, SparseIndex, SparseTensor, Tensor, ValueType,
@@ -9,13 +9,25 @@ use arrow_tensor_ipc::{
 use proptest::prelude::*;
 
 fn read(bytes: &[u8]) -> arrow_tensor_ipc::Result<SparseTensor> {
-    read_frostt(bytes, &TnsReadOptions::default())
+    read_frostt(bytes, &tns::ReadOptions::default())
+}
+
+/// `tns::read`, which gives one sparse message per file.
+fn read_frostt(bytes: &[u8], options: &tns::ReadOptions) -> arrow_tensor_ipc::Result<SparseTensor> {
+    let messages = tns::read(bytes, options)?;
+    assert_eq!(messages.len(), 1, "a FROSTT file is one message");
+    Ok(messages[0].as_sparse().expect("a sparse message").clone())
 }
 
 fn write(m: &Message) -> Vec<u8> {
     let mut out = Vec::new();
     write_frostt(m, &mut out).expect("write");
     out
+}
+
+/// `tns::write` of one message.
+fn write_frostt(m: &Message, out: impl std::io::Write) -> arrow_tensor_ipc::Result<()> {
+    tns::write(std::slice::from_ref(m), out, &tns::WriteOptions::default())
 }
 
 fn assert_line(e: &arrow_tensor_ipc::Error, line: u64, what: &str) {
@@ -43,7 +55,7 @@ fn reads_comments_blank_lines_and_shape_from_data() {
     };
     assert!(!c.is_canonical());
     // A given shape is kept; integer values read into an integer type.
-    let opts = TnsReadOptions::default()
+    let opts = tns::ReadOptions::default()
         .with_shape(vec![10, 10])
         .with_value_type(ValueType::Int16)
         .with_index_type(IndexType::Int32);
@@ -98,9 +110,14 @@ fn malformed_files_name_their_line() {
         ("1 1 1\n1 1 1e\n", 2, "bad exponent"),
     ];
     for (text, line, what) in cases {
-        assert_line(&read(text.as_bytes()).unwrap_err(), line, what);
+        let e = read(text.as_bytes()).unwrap_err();
+        assert_line(&e, line, what);
+        // The chunked reader finds the same error.
+        let o = tns::ReadOptions::default().with_chunk_entries(1);
+        let e2 = read_chunked(text.as_bytes(), &o).unwrap_err();
+        assert_eq!(e2.to_string(), e.to_string(), "{what}");
     }
-    let shaped = TnsReadOptions::default().with_shape(vec![2, 2]);
+    let shaped = tns::ReadOptions::default().with_shape(vec![2, 2]);
     assert_line(
         &read_frostt(b"1 1 1\n\n2 3 1\n", &shaped).unwrap_err(),
         3,
@@ -111,13 +128,13 @@ fn malformed_files_name_their_line() {
         2,
         "rank differs from the shape",
     );
-    let narrow = TnsReadOptions::default().with_index_type(IndexType::Int8);
+    let narrow = tns::ReadOptions::default().with_index_type(IndexType::Int8);
     assert_line(
         &read_frostt(b"1 1\n200 1\n", &narrow).unwrap_err(),
         2,
         "index type",
     );
-    let int = TnsReadOptions::default().with_value_type(ValueType::UInt8);
+    let int = tns::ReadOptions::default().with_value_type(ValueType::UInt8);
     assert_line(
         &read_frostt(b"1 1\n1 256\n", &int).unwrap_err(),
         2,
@@ -135,9 +152,10 @@ fn malformed_files_name_their_line() {
         ),
         "{e}"
     );
-    let t = read_frostt(b"", &TnsReadOptions::default().with_shape(vec![3, 4, 5])).expect("empty");
+    let t =
+        read_frostt(b"", &tns::ReadOptions::default().with_shape(vec![3, 4, 5])).expect("empty");
     assert_eq!((t.shape(), t.nnz()), (&[3usize, 4, 5][..], 0));
-    let limits = TnsReadOptions::default().with_limits(Limits::default().with_max_nnz(1));
+    let limits = tns::ReadOptions::default().with_limits(Limits::default().with_max_nnz(1));
     assert!(matches!(
         read_frostt(b"1 1\n2 2\n", &limits).unwrap_err().kind(),
         ErrorKind::LimitExceeded { .. }
@@ -156,8 +174,16 @@ fn parallel_chunks_agree_and_count_lines() {
             k as f64 * 0.5
         ));
     }
-    let one = read_frostt(text.as_bytes(), &TnsReadOptions::default().with_threads(1)).expect("1");
-    let four = read_frostt(text.as_bytes(), &TnsReadOptions::default().with_threads(4)).expect("4");
+    let one = read_frostt(
+        text.as_bytes(),
+        &tns::ReadOptions::default().with_threads(1),
+    )
+    .expect("1");
+    let four = read_frostt(
+        text.as_bytes(),
+        &tns::ReadOptions::default().with_threads(4),
+    )
+    .expect("4");
     assert!(one.content_eq(&four));
     assert_eq!(one.shape(), &[97, 13, 250_000]);
     let SparseIndex::Coo(c) = one.index() else {
@@ -169,7 +195,7 @@ fn parallel_chunks_agree_and_count_lines() {
     for threads in [1, 4] {
         let e = read_frostt(
             broken.as_bytes(),
-            &TnsReadOptions::default().with_threads(threads),
+            &tns::ReadOptions::default().with_threads(threads),
         )
         .unwrap_err();
         assert_line(&e, 249_998, "late broken line");
@@ -217,7 +243,7 @@ proptest! {
     #[test]
     fn coo_roundtrip_is_identity(t in coo_tensor()) {
         let text = write(&Message::SparseTensor(t.clone()));
-        let opts = TnsReadOptions::default().with_shape(t.shape().to_vec());
+        let opts = tns::ReadOptions::default().with_shape(t.shape().to_vec());
         if t.nnz() == 0 {
             prop_assert!(text.is_empty());
         }
@@ -240,10 +266,84 @@ proptest! {
                 _ => {}
             }
         }
-        let mut opts = TnsReadOptions::default().with_limits(Limits::default().with_max_nnz(100).with_max_rank(8));
+        let mut opts = tns::ReadOptions::default().with_limits(Limits::default().with_max_nnz(100).with_max_rank(8));
         if shaped {
             opts = opts.with_shape(vec![5, 5, 5]);
         }
         let _ = read_frostt(&bytes, &opts);
     }
+}
+
+/// The entries of a file through `tns::read_chunks`: its extent, the row-major coordinates
+/// and the values' bytes.
+fn read_chunked(
+    bytes: &[u8],
+    options: &tns::ReadOptions,
+) -> arrow_tensor_ipc::Result<(Vec<usize>, Vec<i64>, Vec<u8>)> {
+    let mut chunks = tns::read_chunks(bytes, options)?;
+    let header = chunks.header().clone();
+    assert_eq!(header.shape, options.shape);
+    let (mut coords, mut values) = (Vec::new(), Vec::new());
+    for batch in chunks.by_ref() {
+        let batch = batch?;
+        assert!(!batch.is_empty() && batch.len() <= options.chunk_entries);
+        assert_eq!(
+            (batch.ndim, batch.value_type),
+            (header.ndim, header.value_type)
+        );
+        coords.extend(batch.coords.to_i64_vec());
+        values.extend_from_slice(&batch.values);
+    }
+    Ok((chunks.extent(), coords, values))
+}
+
+/// What `tns::read` gives, in the form of [`read_chunked`].
+fn read_whole(bytes: &[u8], options: &tns::ReadOptions) -> (Vec<usize>, Vec<i64>, Vec<u8>) {
+    let t = read_frostt(bytes, options).unwrap();
+    let SparseIndex::Coo(c) = t.index() else {
+        panic!("FROSTT reads as COO")
+    };
+    let values = t.values_buffer()[..t.nnz() * t.value_type().byte_width()].to_vec();
+    (
+        t.shape().to_vec(),
+        c.to_row_major().indices().to_i64_vec(),
+        values,
+    )
+}
+
+#[test]
+fn chunks_concatenated_equal_read() {
+    let files = [
+        "# a comment\n1 1 1 1.5\n\n2 3 1 -2\n1 1 1 4\n4 1 2 0.25\n",
+        "3 7\n1 -1\n2 5\n",
+        "1 2 3 4 5 6 7 8 9 10 0.5\n9 8 7 6 5 4 3 2 1 1 2\n",
+    ];
+    for file in files {
+        for batch in [1, 2, 3, 1000] {
+            let o = tns::ReadOptions::default()
+                .with_index_type(IndexType::Int16)
+                .with_chunk_entries(batch);
+            let chunked = read_chunked(file.as_bytes(), &o).unwrap();
+            assert_eq!(chunked, read_whole(file.as_bytes(), &o), "{file} {batch}");
+        }
+    }
+    // A given shape; an empty file with one.
+    let o = tns::ReadOptions::default()
+        .with_shape(vec![5, 5])
+        .with_chunk_entries(1);
+    let e = read_chunked(b"3 7\n1 -1\n", &o).unwrap_err(); // rank 1 lines, a rank 2 shape
+    assert_line(&e, 1, "rank differs from the shape");
+    let shaped = tns::ReadOptions::default()
+        .with_shape(vec![5, 5])
+        .with_chunk_entries(2);
+    assert_eq!(
+        read_chunked(b"# only\n", &shaped).unwrap(),
+        (vec![5, 5], vec![], vec![])
+    );
+    // The entry limit, as the batches come.
+    let limited = tns::ReadOptions::default()
+        .with_limits(Limits::default().with_max_nnz(2))
+        .with_chunk_entries(1);
+    let e = read_chunked(b"1 1\n2 2\n3 3\n", &limited).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
 }

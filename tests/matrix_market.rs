@@ -3,10 +3,7 @@
 //! files refused with the line they concern (never a panic).
 
 use arrow_buffer::Buffer;
-use arrow_tensor_ipc::formats::matrix_market::{
-    read_header, read_matrix_market, write_matrix_market, MtxField, MtxFormat, MtxReadOptions,
-    MtxSymmetry, MtxWriteOptions,
-};
+use arrow_tensor_ipc::formats::mtx::{self, Field, Format, Symmetry};
 use arrow_tensor_ipc::{
     f16, ConvertOptions, CooIndex, ErrorKind, IndexArray, IndexType, Limits, Location, Message,
     Scalar, SparseFormat, SparseIndex, SparseTensor, Tensor, ValueType,
@@ -40,7 +37,23 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn read(bytes: &[u8]) -> arrow_tensor_ipc::Result<Message> {
-    read_matrix_market(bytes, &MtxReadOptions::default())
+    read_mtx(bytes, &mtx::ReadOptions::default())
+}
+
+/// `mtx::read`, which gives one message per file.
+fn read_mtx(bytes: &[u8], options: &mtx::ReadOptions) -> arrow_tensor_ipc::Result<Message> {
+    let mut messages = mtx::read(bytes, options)?;
+    assert_eq!(messages.len(), 1, "a Matrix Market file is one message");
+    Ok(messages.remove(0))
+}
+
+/// `mtx::write` of one message.
+fn write_mtx(
+    message: &Message,
+    out: impl std::io::Write,
+    options: &mtx::WriteOptions,
+) -> arrow_tensor_ipc::Result<()> {
+    mtx::write(std::slice::from_ref(message), out, options)
 }
 
 fn dense(m: &Message) -> Tensor {
@@ -164,43 +177,44 @@ fn files_written_by_scipy_read_to_scipys_values() {
     assert_eq!(cases.len(), 16, "every file scipy wrote");
     for (name, case) in cases {
         let bytes = std::fs::read(dir.join(name)).expect("read file");
-        let h = read_header(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let h = mtx::read_header(&bytes, &mtx::ReadOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         let format = match h.format {
-            MtxFormat::Coordinate => "coordinate",
-            MtxFormat::Array => "array",
+            Format::Coordinate => "coordinate",
+            Format::Array => "array",
         };
         let field = match h.field {
-            MtxField::Real => "real",
-            MtxField::Integer => "integer",
-            MtxField::Pattern => "pattern",
+            Field::Real => "real",
+            Field::Integer => "integer",
+            Field::Pattern => "pattern",
         };
         let symmetry = match h.symmetry {
-            MtxSymmetry::General => "general",
-            MtxSymmetry::Symmetric => "symmetric",
-            MtxSymmetry::SkewSymmetric => "skew-symmetric",
+            Symmetry::General => "general",
+            Symmetry::Symmetric => "symmetric",
+            Symmetry::SkewSymmetric => "skew-symmetric",
         };
         assert_eq!(format, case["format"], "{name}");
         assert_eq!(field, case["field"], "{name}");
         assert_eq!(symmetry, case["symmetry"], "{name}");
         let m = read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         match (&m, h.format) {
-            (Message::SparseTensor(t), MtxFormat::Coordinate) => {
+            (Message::SparseTensor(t), Format::Coordinate) => {
                 assert_eq!(t.format(), SparseFormat::Coo);
-                let expected = if h.field == MtxField::Integer {
+                let expected = if h.field == Field::Integer {
                     ValueType::Int64
                 } else {
                     ValueType::Float64
                 };
                 assert_eq!(t.value_type(), expected, "{name}");
             }
-            (Message::Tensor(t), MtxFormat::Array) => assert!(t.is_column_major(), "{name}"),
+            (Message::Tensor(t), Format::Array) => assert!(t.is_column_major(), "{name}"),
             _ => panic!("{name}: wrong message kind"),
         }
         assert_matches_scipy(name, &dense(&m), case);
         // Kept as stored: the stored triangle only.
-        if h.symmetry != MtxSymmetry::General && h.format == MtxFormat::Coordinate {
-            let opts = MtxReadOptions::default().with_expand_symmetry(false);
-            let Message::SparseTensor(t) = read_matrix_market(&bytes, &opts).expect("read") else {
+        if h.symmetry != Symmetry::General && h.format == Format::Coordinate {
+            let opts = mtx::ReadOptions::default().with_expand_symmetry(false);
+            let Message::SparseTensor(t) = read_mtx(&bytes, &opts).expect("read") else {
                 panic!("{name}: not sparse");
             };
             assert_eq!(t.nnz() as u64, h.entries, "{name}");
@@ -252,62 +266,46 @@ fn files_we_write_read_in_scipy_to_our_values() {
     let skew = coo([3, 3], vec![0, 2, 2, 0, 2, 1, 1, 2], vec![5i64, -5, 7, -7]);
     let empty = coo::<f64>([3, 4], vec![], vec![]);
     let empty_dense = Tensor::from_vec(vec![2, 0], Vec::<f32>::new()).expect("dense");
-    let cases: Vec<(&str, Message, MtxSymmetry)> = vec![
+    let cases: Vec<(&str, Message, Symmetry)> = vec![
         (
             "specials.mtx",
             Message::SparseTensor(specials),
-            MtxSymmetry::General,
+            Symmetry::General,
         ),
-        (
-            "csr_i32.mtx",
-            Message::SparseTensor(csr),
-            MtxSymmetry::General,
-        ),
-        (
-            "csc_u32.mtx",
-            Message::SparseTensor(csc),
-            MtxSymmetry::General,
-        ),
+        ("csr_i32.mtx", Message::SparseTensor(csr), Symmetry::General),
+        ("csc_u32.mtx", Message::SparseTensor(csc), Symmetry::General),
         (
             "dense_f64.mtx",
             Message::Tensor(dense_f64),
-            MtxSymmetry::General,
+            Symmetry::General,
         ),
         (
             "dense_sym_i64.mtx",
             Message::Tensor(sym_i64),
-            MtxSymmetry::Symmetric,
+            Symmetry::Symmetric,
         ),
         (
             "sym_f32.mtx",
             Message::SparseTensor(sym_f32),
-            MtxSymmetry::Symmetric,
+            Symmetry::Symmetric,
         ),
-        (
-            "half.mtx",
-            Message::SparseTensor(half),
-            MtxSymmetry::General,
-        ),
+        ("half.mtx", Message::SparseTensor(half), Symmetry::General),
         (
             "skew_i64.mtx",
             Message::SparseTensor(skew),
-            MtxSymmetry::SkewSymmetric,
+            Symmetry::SkewSymmetric,
         ),
-        (
-            "empty.mtx",
-            Message::SparseTensor(empty),
-            MtxSymmetry::General,
-        ),
+        ("empty.mtx", Message::SparseTensor(empty), Symmetry::General),
         (
             "empty_dense.mtx",
             Message::Tensor(empty_dense),
-            MtxSymmetry::General,
+            Symmetry::General,
         ),
     ];
     for (name, m, symmetry) in &cases {
         let f = std::fs::File::create(dir.join(name)).expect("create");
-        let o = MtxWriteOptions::default().with_symmetry(*symmetry);
-        write_matrix_market(m, f, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let o = mtx::WriteOptions::default().with_symmetry(*symmetry);
+        write_mtx(m, f, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     let script = r#"
 import json, os, sys
@@ -334,10 +332,10 @@ fn write_formats_specials_as_scipy_does() {
         vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e-7],
     );
     let mut out = Vec::new();
-    write_matrix_market(
+    write_mtx(
         &Message::SparseTensor(t),
         &mut out,
-        &MtxWriteOptions::default(),
+        &mtx::WriteOptions::default(),
     )
     .expect("write");
     let text = String::from_utf8(out).expect("utf8");
@@ -359,21 +357,36 @@ fn write_formats_specials_as_scipy_does() {
 #[test]
 fn symmetric_write_refuses_an_unsymmetric_matrix() {
     let t = coo([2, 2], vec![0, 1, 1, 0], vec![1.0f64, 2.0]);
-    let e = write_matrix_market(
+    let e = write_mtx(
         &Message::SparseTensor(t),
         Vec::new(),
-        &MtxWriteOptions::default().with_symmetry(MtxSymmetry::Symmetric),
+        &mtx::WriteOptions::default().with_symmetry(Symmetry::Symmetric),
     )
     .unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+    assert!(
+        matches!(e.kind(), ErrorKind::UnsupportedLayout { .. }),
+        "{e}"
+    );
     let d = Tensor::from_vec(vec![2, 2], vec![1i32, 2, 3, 4]).expect("dense");
-    let e = write_matrix_market(
+    let e = write_mtx(
         &Message::Tensor(d),
         Vec::new(),
-        &MtxWriteOptions::default().with_symmetry(MtxSymmetry::Symmetric),
+        &mtx::WriteOptions::default().with_symmetry(Symmetry::Symmetric),
     )
     .unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+    assert!(
+        matches!(e.kind(), ErrorKind::UnsupportedLayout { .. }),
+        "{e}"
+    );
+    // A matrix that is not square is not symmetric, even with entries on the diagonal only.
+    let tall = coo([3, 1], vec![0, 0], vec![1.0f64]);
+    let e = write_mtx(
+        &Message::SparseTensor(tall),
+        Vec::new(),
+        &mtx::WriteOptions::default().with_symmetry(Symmetry::Symmetric),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("is square"), "{e}");
 }
 
 #[test]
@@ -413,10 +426,16 @@ fn parallel_chunks_agree_and_count_lines() {
             k
         ));
     }
-    let one = read_matrix_market(text.as_bytes(), &MtxReadOptions::default().with_threads(1))
-        .expect("one thread");
-    let four = read_matrix_market(text.as_bytes(), &MtxReadOptions::default().with_threads(4))
-        .expect("four threads");
+    let one = read_mtx(
+        text.as_bytes(),
+        &mtx::ReadOptions::default().with_threads(1),
+    )
+    .expect("one thread");
+    let four = read_mtx(
+        text.as_bytes(),
+        &mtx::ReadOptions::default().with_threads(4),
+    )
+    .expect("four threads");
     assert!(one
         .as_sparse()
         .expect("s")
@@ -429,9 +448,9 @@ fn parallel_chunks_agree_and_count_lines() {
     broken[target] = "1 1 x".into();
     let broken = broken.join("\n") + "\n";
     for threads in [1, 4] {
-        let e = read_matrix_market(
+        let e = read_mtx(
             broken.as_bytes(),
-            &MtxReadOptions::default().with_threads(threads),
+            &mtx::ReadOptions::default().with_threads(threads),
         )
         .unwrap_err();
         assert_parse_line(&e, target as u64 + 1);
@@ -440,9 +459,11 @@ fn parallel_chunks_agree_and_count_lines() {
     let cb = |n: u64| {
         progress_total.fetch_max(n, std::sync::atomic::Ordering::Relaxed);
     };
-    read_matrix_market(
+    read_mtx(
         text.as_bytes(),
-        &MtxReadOptions::default().with_threads(4).with_progress(&cb),
+        &mtx::ReadOptions::default()
+            .with_threads(4)
+            .with_progress(&cb),
     )
     .expect("read");
     assert_eq!(
@@ -581,7 +602,127 @@ fn malformed_files_name_their_line() {
             }
             other => panic!("{what}: expected a parse error, got {other}"),
         }
+        // The chunked reader finds the same error (at the header, or at a batch), except
+        // for array files, which it does not read.
+        if text.contains(" array ") {
+            continue;
+        }
+        let e2 = match read_chunked(text.as_bytes(), 1) {
+            Ok(_) => panic!("{what}: read_chunks accepts what read refuses"),
+            Err(e2) => e2,
+        };
+        assert_eq!(e2.to_string(), e.to_string(), "{what}");
     }
+    // A skew-symmetric value whose mirror does not fit the value type names its line, in
+    // array files as in coordinate files.
+    let int8 = mtx::ReadOptions::default().with_value_type(ValueType::Int8);
+    for text in [
+        "%%MatrixMarket matrix array integer skew-symmetric\n3 3\n1\n% c\n-128\n2\n",
+        "%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 2\n2 1 1\n% c\n3 1 -128\n",
+    ] {
+        let e = read_mtx(text.as_bytes(), &int8).unwrap_err();
+        assert_parse_line(&e, 5);
+        assert!(e.to_string().contains("mirrored value"), "{e}");
+        let stored = int8.clone().with_expand_symmetry(false);
+        assert!(read_mtx(text.as_bytes(), &stored).is_ok(), "{text}");
+    }
+}
+
+/// The entries of a file through `mtx::read_chunks` in batches of `batch`: its shape, the
+/// row-major coordinates and the values' bytes.
+fn read_chunked(
+    bytes: &[u8],
+    batch: usize,
+) -> arrow_tensor_ipc::Result<(Vec<usize>, Vec<i64>, Vec<u8>)> {
+    read_chunked_with(
+        bytes,
+        &mtx::ReadOptions::default().with_chunk_entries(batch),
+    )
+}
+
+fn read_chunked_with(
+    bytes: &[u8],
+    options: &mtx::ReadOptions,
+) -> arrow_tensor_ipc::Result<(Vec<usize>, Vec<i64>, Vec<u8>)> {
+    let chunks = mtx::read_chunks(bytes, options)?;
+    let header = chunks.header().clone();
+    assert_eq!(header.ndim, 2);
+    let (mut coords, mut values) = (Vec::new(), Vec::new());
+    let mut last_end = 0;
+    for batch in chunks {
+        let batch = batch?;
+        assert!(!batch.is_empty());
+        assert!(
+            batch.len() <= options.chunk_entries + 1,
+            "a batch is bounded"
+        );
+        assert!(batch.end_offset > last_end);
+        last_end = batch.end_offset;
+        assert_eq!(batch.coords.index_type(), header.index_type);
+        coords.extend(batch.coords.to_i64_vec());
+        assert_eq!(batch.value_type, header.value_type);
+        values.extend_from_slice(&batch.values);
+    }
+    Ok((header.shape.unwrap(), coords, values))
+}
+
+/// What `mtx::read` gives for a coordinate file, in the form of [`read_chunked`].
+fn read_whole(bytes: &[u8], options: &mtx::ReadOptions) -> (Vec<usize>, Vec<i64>, Vec<u8>) {
+    let m = read_mtx(bytes, options).unwrap();
+    let t = m.as_sparse().unwrap();
+    let SparseIndex::Coo(c) = t.index() else {
+        panic!("a coordinate file reads as COO")
+    };
+    let values = t.values_buffer()[..t.nnz() * t.value_type().byte_width()].to_vec();
+    (
+        t.shape().to_vec(),
+        c.to_row_major().indices().to_i64_vec(),
+        values,
+    )
+}
+
+#[test]
+fn chunks_concatenated_equal_read() {
+    let files = [
+        format!("{HEAD}% c\n3 4 3\n1 1 1.5\n\n3 4 -2\n2 1 7\n"),
+        "%%MatrixMarket matrix coordinate real symmetric\n4 4 4\n1 1 1\n3 1 -2\n4 2 7\n4 4 0\n"
+            .into(),
+        "%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 2\n2 1 5\n3 2 -6\n".into(),
+        "%%MatrixMarket matrix coordinate pattern general\n3 5 3\n1 5\n3 2\n1 5\n".into(),
+        "%%MatrixMarket matrix coordinate real general\n0 0 0\n".into(),
+    ];
+    for file in &files {
+        for expand in [true, false] {
+            for batch in [1, 2, 3, 1000] {
+                let o = mtx::ReadOptions::default()
+                    .with_expand_symmetry(expand)
+                    .with_index_type(IndexType::Int32)
+                    .with_chunk_entries(batch);
+                let chunked = read_chunked_with(file.as_bytes(), &o).unwrap();
+                assert_eq!(chunked, read_whole(file.as_bytes(), &o), "{file} {batch}");
+            }
+        }
+    }
+    // Limits: the header's count, and the count once mirrored.
+    let sym = "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1\n3 1 1\n";
+    let o = mtx::ReadOptions::default().with_limits(Limits::default().with_max_nnz(3));
+    let whole = read_mtx(sym.as_bytes(), &o).unwrap_err();
+    let chunked = read_chunked_with(sym.as_bytes(), &o.clone().with_chunk_entries(1)).unwrap_err();
+    assert!(
+        matches!(chunked.kind(), ErrorKind::LimitExceeded { .. }),
+        "{chunked}"
+    );
+    assert_eq!(chunked.to_string(), whole.to_string());
+    // An array file is refused.
+    let e = mtx::read_chunks(
+        &b"%%MatrixMarket matrix array real general\n1 1\n1\n"[..],
+        &mtx::ReadOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::UnsupportedLayout { .. }),
+        "{e}"
+    );
 }
 
 #[test]
@@ -597,24 +738,20 @@ fn size_errors_are_typed() {
         ErrorKind::Overflow { .. }
     ));
     let many = format!("{HEAD}2 2 5\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n");
-    let opts = MtxReadOptions::default().with_limits(Limits::default().with_max_nnz(4));
+    let opts = mtx::ReadOptions::default().with_limits(Limits::default().with_max_nnz(4));
     assert!(matches!(
-        read_matrix_market(many.as_bytes(), &opts)
-            .unwrap_err()
-            .kind(),
+        read_mtx(many.as_bytes(), &opts).unwrap_err().kind(),
         ErrorKind::LimitExceeded { .. }
     ));
     let wide = format!("{HEAD}300 2 1\n300 1 1\n");
-    let opts = MtxReadOptions::default().with_index_type(IndexType::Int8);
+    let opts = mtx::ReadOptions::default().with_index_type(IndexType::Int8);
     assert!(matches!(
-        read_matrix_market(wide.as_bytes(), &opts)
-            .unwrap_err()
-            .kind(),
+        read_mtx(wide.as_bytes(), &opts).unwrap_err().kind(),
         ErrorKind::IndexTypeTooNarrow { .. }
     ));
-    let opts = MtxReadOptions::default().with_value_type(ValueType::Int32);
+    let opts = mtx::ReadOptions::default().with_value_type(ValueType::Int32);
     assert!(matches!(
-        read_matrix_market(format!("{HEAD}1 1 0\n").as_bytes(), &opts)
+        read_mtx(format!("{HEAD}1 1 0\n").as_bytes(), &opts)
             .unwrap_err()
             .kind(),
         ErrorKind::TypeMismatch { .. }
@@ -648,15 +785,15 @@ fn lenient_spellings_read() {
     assert_eq!(m.as_sparse().expect("s").nnz(), 1);
     // Integer fields read into floats, pattern into integers.
     let i = "%%MatrixMarket matrix coordinate integer general\n1 2 2\n1 1 -3\n1 2 4\n";
-    let opts = MtxReadOptions::default().with_value_type(ValueType::Float32);
-    let m = read_matrix_market(i.as_bytes(), &opts).expect("read");
+    let opts = mtx::ReadOptions::default().with_value_type(ValueType::Float32);
+    let m = read_mtx(i.as_bytes(), &opts).expect("read");
     assert_eq!(
         m.as_sparse().expect("s").values::<f32>().expect("f32"),
         &[-3.0, 4.0]
     );
     let p = "%%MatrixMarket matrix coordinate pattern symmetric\n2 2 2\n1 1\n2 1\n";
-    let opts = MtxReadOptions::default().with_value_type(ValueType::UInt8);
-    let m = read_matrix_market(p.as_bytes(), &opts).expect("read");
+    let opts = mtx::ReadOptions::default().with_value_type(ValueType::UInt8);
+    let m = read_mtx(p.as_bytes(), &opts).expect("read");
     let t = m.as_sparse().expect("s");
     assert_eq!(t.values::<u8>().expect("u8"), &[1, 1, 1]);
     assert_eq!(t.get(&[0, 1]).expect("get"), Scalar::UInt8(1));
@@ -716,17 +853,17 @@ fn sparse_matrix() -> impl Strategy<Value = SparseTensor> {
     })
 }
 
-fn roundtrip(m: &Message, vt: ValueType, symmetry: MtxSymmetry, threads: usize) -> Message {
+fn roundtrip(m: &Message, vt: ValueType, symmetry: Symmetry, threads: usize) -> Message {
     let mut out = Vec::new();
-    write_matrix_market(
+    write_mtx(
         m,
         &mut out,
-        &MtxWriteOptions::default()
+        &mtx::WriteOptions::default()
             .with_symmetry(symmetry)
             .with_threads(threads),
     )
     .unwrap();
-    read_matrix_market(&out, &MtxReadOptions::default().with_value_type(vt)).unwrap()
+    read_mtx(&out, &mtx::ReadOptions::default().with_value_type(vt)).unwrap()
 }
 
 proptest! {
@@ -734,7 +871,7 @@ proptest! {
 
     #[test]
     fn coo_roundtrip_is_identity(t in sparse_matrix(), threads in 1usize..4) {
-        let back = roundtrip(&Message::SparseTensor(t.clone()), t.value_type(), MtxSymmetry::General, threads);
+        let back = roundtrip(&Message::SparseTensor(t.clone()), t.value_type(), Symmetry::General, threads);
         prop_assert!(back.as_sparse().unwrap().content_eq(&t));
     }
 
@@ -742,7 +879,7 @@ proptest! {
     fn csr_csc_roundtrip_to_the_same_matrix(t in sparse_matrix(), csc in any::<bool>()) {
         let format = if csc { SparseFormat::Csc } else { SparseFormat::Csr };
         let x = t.to_format(format, &ConvertOptions::default()).unwrap();
-        let back = roundtrip(&Message::SparseTensor(x), t.value_type(), MtxSymmetry::General, 2);
+        let back = roundtrip(&Message::SparseTensor(x), t.value_type(), Symmetry::General, 2);
         let back = back.as_sparse().unwrap();
         prop_assert!(back.to_dense().unwrap().content_eq(&t.to_dense().unwrap()));
     }
@@ -755,7 +892,7 @@ proptest! {
         let shape = vec![r, c];
         let strides = arrow_tensor_ipc::row_major_strides(&shape, vt.byte_width());
         let t = Tensor::try_new(vt, shape, strides, values_buffer(vt, &bits[..r * c])).unwrap();
-        let back = roundtrip(&Message::Tensor(t.clone()), vt, MtxSymmetry::General, 2);
+        let back = roundtrip(&Message::Tensor(t.clone()), vt, Symmetry::General, 2);
         prop_assert!(back.as_tensor().unwrap().content_eq(&t));
     }
 
@@ -779,7 +916,7 @@ proptest! {
             }
         }
         let full = scalars_tensor(vt, n, &cells);
-        let symmetry = if skew { MtxSymmetry::SkewSymmetric } else { MtxSymmetry::Symmetric };
+        let symmetry = if skew { Symmetry::SkewSymmetric } else { Symmetry::Symmetric };
         let m = if dense_form {
             Message::Tensor(full.clone())
         } else {
@@ -787,6 +924,19 @@ proptest! {
         };
         let back = roundtrip(&m, vt, symmetry, 2);
         prop_assert!(dense(&back).content_eq(&full));
+    }
+
+    #[test]
+    fn chunks_of_written_files_equal_read(t in sparse_matrix(), batch in 1usize..5, sym in any::<bool>()) {
+        let m = Message::SparseTensor(t.clone());
+        let mut out = Vec::new();
+        let symmetry = if sym { Symmetry::Symmetric } else { Symmetry::General };
+        if write_mtx(&m, &mut out, &mtx::WriteOptions::default().with_symmetry(symmetry)).is_ok() {
+            let o = mtx::ReadOptions::default()
+                .with_value_type(t.value_type())
+                .with_chunk_entries(batch);
+            prop_assert_eq!(read_chunked_with(&out, &o).unwrap(), read_whole(&out, &o));
+        }
     }
 
     #[test]
@@ -812,10 +962,10 @@ proptest! {
         }
         let limits = Limits::default().with_max_nnz(1000).with_max_dense_elements(10_000);
         for expand in [true, false] {
-            let opts = MtxReadOptions::default().with_limits(limits).with_expand_symmetry(expand);
-            let _ = read_matrix_market(&bytes, &opts);
+            let opts = mtx::ReadOptions::default().with_limits(limits).with_expand_symmetry(expand);
+            let _ = read_mtx(&bytes, &opts);
         }
-        let _ = read_header(&bytes);
+        let _ = mtx::read_header(&bytes, &mtx::ReadOptions::default());
     }
 }
 
@@ -924,9 +1074,9 @@ print(json.dumps(cases))
 "#,
         &dir,
     );
-    let permissive = MtxReadOptions::default().with_validation(Validation::Permissive);
+    let permissive = mtx::ReadOptions::default().with_validation(Validation::Permissive);
     for (name, text, line) in &files {
-        let m = read_matrix_market(text.as_bytes(), &permissive)
+        let m = read_mtx(text.as_bytes(), &permissive)
             .unwrap_or_else(|e| panic!("{name}: permissive: {e}"));
         // scipy's dense result is row-major; ours may be column-major (array files).
         let d = dense(&m);
@@ -955,12 +1105,12 @@ print(json.dumps(cases))
 #[test]
 fn permissive_still_refuses_complex_values() {
     use arrow_tensor_ipc::Validation;
-    let permissive = MtxReadOptions::default().with_validation(Validation::Permissive);
+    let permissive = mtx::ReadOptions::default().with_validation(Validation::Permissive);
     for text in [
         "%%MatrixMarket matrix coordinate complex hermitian\n2 2 1\n2 1 1.0 2.0\n",
         "%%MatrixMarket matrix coordinate complex general\n2 2 1\n2 1 1.0 2.0\n",
     ] {
-        let e = read_matrix_market(text.as_bytes(), &permissive).expect_err(text);
+        let e = read_mtx(text.as_bytes(), &permissive).expect_err(text);
         assert_parse_line(&e, 1);
     }
 }

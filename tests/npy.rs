@@ -5,9 +5,10 @@
 //! venv fails the tests: run `scripts/venv.sh`).
 
 use arrow_buffer::Buffer;
-use arrow_tensor_ipc::formats::npy::{read_npy, read_npy_buffer, write_npy};
+use arrow_tensor_ipc::formats::npy;
 use arrow_tensor_ipc::{
-    column_major_strides, row_major_strides, ErrorKind, Limits, Location, Tensor, ValueType,
+    column_major_strides, row_major_strides, ErrorKind, Limits, Location, Message, Tensor,
+    ValueType,
 };
 use proptest::prelude::*;
 use serde_json::Value;
@@ -16,6 +17,27 @@ use std::path::{Path, PathBuf};
 #[path = "common/venv.rs"]
 mod venv;
 use venv::hex;
+
+/// `npy::read` of a byte slice (copied into a buffer once), which gives one dense message.
+fn read_slice(bytes: &[u8], limits: &Limits) -> arrow_tensor_ipc::Result<Tensor> {
+    read_buffer(Buffer::from(bytes), limits)
+}
+
+/// `npy::read` of a buffer (zero-copy when aligned), which gives one dense message.
+fn read_buffer(buffer: Buffer, limits: &Limits) -> arrow_tensor_ipc::Result<Tensor> {
+    let messages = npy::read(buffer, &npy::ReadOptions::default().with_limits(*limits))?;
+    assert_eq!(messages.len(), 1, "a .npy file is one message");
+    Ok(messages[0].as_tensor().expect("a dense message").clone())
+}
+
+/// `npy::write` of one dense tensor.
+fn write_tensor(t: &Tensor, out: impl std::io::Write) -> arrow_tensor_ipc::Result<()> {
+    npy::write(
+        &[Message::from(t.clone())],
+        out,
+        &npy::WriteOptions::default(),
+    )
+}
 
 fn scratch(name: &str) -> PathBuf {
     venv::scratch("interop/npy", name)
@@ -49,8 +71,8 @@ fn numpy_files_read_to_the_same_values() {
         let fortran = m["fortran"].as_bool().unwrap();
         let buffer = Buffer::from_vec(bytes.clone());
         for t in [
-            read_npy(&bytes, &Limits::default()).unwrap(),
-            read_npy_buffer(buffer.clone(), &Limits::default()).unwrap(),
+            read_slice(&bytes, &Limits::default()).unwrap(),
+            read_buffer(buffer.clone(), &Limits::default()).unwrap(),
         ] {
             assert_eq!(t.value_type(), vt, "{file}");
             assert_eq!(t.shape(), &shape[..], "{file}");
@@ -70,7 +92,7 @@ fn numpy_files_read_to_the_same_values() {
         if fortran {
             fortran_seen += 1;
         }
-        let zero_copy = read_npy_buffer(buffer.clone(), &Limits::default()).unwrap();
+        let zero_copy = read_buffer(buffer.clone(), &Limits::default()).unwrap();
         let inside = buffer.as_slice().as_ptr_range();
         let p = zero_copy.data().as_ptr();
         if file.contains("_be_") {
@@ -141,7 +163,7 @@ fn our_files_read_in_numpy() {
                     .with_dim_names(shape.iter().map(|_| "dropped"))
                     .unwrap();
                 let mut file = Vec::new();
-                write_npy(&t, &mut file).unwrap();
+                write_tensor(&t, &mut file).unwrap();
                 assert_eq!(file.iter().position(|&b| b == b'\n').unwrap() % 64, 63);
                 let name = format!("{}_{si}_{layout}.npy", vt.name());
                 std::fs::write(dir.join(&name), &file).unwrap();
@@ -182,10 +204,10 @@ proptest! {
         let vt = ValueType::ALL[ti];
         let t = sample(vt, &shape, layout, seed);
         let mut file = Vec::new();
-        write_npy(&t, &mut file).unwrap();
+        write_tensor(&t, &mut file).unwrap();
         for back in [
-            read_npy(&file, &Limits::default()).unwrap(),
-            read_npy_buffer(Buffer::from_vec(file.clone()), &Limits::default()).unwrap(),
+            read_slice(&file, &Limits::default()).unwrap(),
+            read_buffer(Buffer::from_vec(file.clone()), &Limits::default()).unwrap(),
         ] {
             prop_assert!(back.content_eq(&t));
             if layout == 1 && !t.is_row_major() {
@@ -206,7 +228,7 @@ proptest! {
     ) {
         let t = sample(ValueType::ALL[ti], &shape, 0, 3);
         let mut file = Vec::new();
-        write_npy(&t, &mut file).unwrap();
+        write_tensor(&t, &mut file).unwrap();
         for (at, b) in edits {
             let i = at.index(file.len());
             file[i] = b;
@@ -215,8 +237,8 @@ proptest! {
             file.truncate(cut.index(file.len()));
         }
         let limits = Limits::default().with_max_dense_elements(1 << 20);
-        let _ = read_npy(&file, &limits);
-        let _ = read_npy_buffer(Buffer::from_vec(file), &limits);
+        let _ = read_slice(&file, &limits);
+        let _ = read_buffer(Buffer::from_vec(file), &limits);
     }
 }
 
@@ -248,7 +270,7 @@ fn malformed_files_are_typed_errors() {
         &[1, 0, 0, 0, 2, 0, 0, 0],
     );
     assert_eq!(
-        read_npy(&good, &limits).unwrap().to_vec::<i32>().unwrap(),
+        read_slice(&good, &limits).unwrap().to_vec::<i32>().unwrap(),
         vec![1, 2]
     );
 
@@ -256,33 +278,33 @@ fn malformed_files_are_typed_errors() {
     let mut bad_magic = good.clone();
     bad_magic[1] = b'X';
     assert_eq!(
-        parse_location(&read_npy(&bad_magic, &limits).unwrap_err()),
+        parse_location(&read_slice(&bad_magic, &limits).unwrap_err()),
         Location::Byte(0)
     );
     for cut in [0, 3, 7, 9, 20] {
-        let e = read_npy(&good[..cut], &limits).unwrap_err();
+        let e = read_slice(&good[..cut], &limits).unwrap_err();
         assert_eq!(parse_location(&e), Location::Header, "cut at {cut}");
     }
     let mut version = good.clone();
     version[6] = 9;
     assert_eq!(
-        parse_location(&read_npy(&version, &limits).unwrap_err()),
+        parse_location(&read_slice(&version, &limits).unwrap_err()),
         Location::Byte(6)
     );
     // A huge claimed header length on a short file: an error, not an allocation.
     let mut v2 = b"\x93NUMPY\x02\x00\xff\xff\xff\xff".to_vec();
     v2.extend_from_slice(&[b' '; 100]);
     assert_eq!(
-        parse_location(&read_npy(&v2, &limits).unwrap_err()),
+        parse_location(&read_slice(&v2, &limits).unwrap_err()),
         Location::Header
     );
 
     // Truncated data and extra data.
-    let e = read_npy(&good[..good.len() - 1], &limits).unwrap_err();
+    let e = read_slice(&good[..good.len() - 1], &limits).unwrap_err();
     assert!(matches!(parse_location(&e), Location::Byte(_)), "{e}");
     let mut extra = good.clone();
     extra.push(0);
-    assert!(read_npy(&extra, &limits)
+    assert!(read_slice(&extra, &limits)
         .unwrap_err()
         .to_string()
         .contains("follow"));
@@ -305,7 +327,7 @@ fn malformed_files_are_typed_errors() {
         "{'descr': '<i4', 'fortran_order': False, 'shape': (2,",
     ] {
         let file = npy_file(header, &[1, 0, 0, 0, 2, 0, 0, 0]);
-        let e = read_npy(&file, &limits).unwrap_err();
+        let e = read_slice(&file, &limits).unwrap_err();
         assert_eq!(parse_location(&e), Location::Header, "{header}: {e}");
     }
 
@@ -314,7 +336,7 @@ fn malformed_files_are_typed_errors() {
         "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
         &[0; 8],
     );
-    assert!(read_npy(&lies, &limits)
+    assert!(read_slice(&lies, &limits)
         .unwrap_err()
         .to_string()
         .contains("truncated"));
@@ -324,12 +346,12 @@ fn malformed_files_are_typed_errors() {
             &format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}"),
             &[0; 16],
         );
-        let e = read_npy(&file, &limits).unwrap_err();
+        let e = read_slice(&file, &limits).unwrap_err();
         assert!(
             matches!(e.kind(), ErrorKind::LimitExceeded { .. }),
             "{shape}: {e}"
         );
-        let e = read_npy(
+        let e = read_slice(
             &file,
             &Limits::default().with_max_dense_elements(usize::MAX),
         )
@@ -349,7 +371,7 @@ fn malformed_files_are_typed_errors() {
         &[],
     );
     assert!(matches!(
-        read_npy(&overflow, &limits).unwrap_err().kind(),
+        read_slice(&overflow, &limits).unwrap_err().kind(),
         ErrorKind::Overflow { .. }
     ));
     // Rank over the limit.
@@ -358,7 +380,7 @@ fn malformed_files_are_typed_errors() {
         &[0; 8],
     );
     assert!(matches!(
-        read_npy(&rank, &Limits::default().with_max_rank(3))
+        read_slice(&rank, &Limits::default().with_max_rank(3))
             .unwrap_err()
             .kind(),
         ErrorKind::LimitExceeded {
@@ -375,7 +397,7 @@ fn malformed_files_are_typed_errors() {
             &format!("{{'descr': {descr}, 'fortran_order': False, 'shape': (), }}"),
             &[0; 16],
         );
-        let e = read_npy(&file, &limits).unwrap_err();
+        let e = read_slice(&file, &limits).unwrap_err();
         assert!(
             matches!(e.kind(), ErrorKind::TypeMismatch { .. }),
             "{descr}: {e}"
@@ -385,7 +407,7 @@ fn malformed_files_are_typed_errors() {
         "{'descr': [('a', '<i4'), ('b', [('c', '<f8')])], 'fortran_order': False, 'shape': (1,), }",
         &[0; 12],
     );
-    let e = read_npy(&structured, &limits).unwrap_err();
+    let e = read_slice(&structured, &limits).unwrap_err();
     assert!(e.to_string().contains("structured"), "{e}");
 }
 
@@ -397,7 +419,7 @@ fn header_variants_numpy_accepts() {
         "{\"shape\": (2,), \"fortran_order\": False, \"descr\": \"<u2\"}",
         "{'descr':'<u2','fortran_order':False,'shape':(2L,)}  \n",
     ] {
-        let t = read_npy(&npy_file(header, &data), &Limits::default()).unwrap();
+        let t = read_slice(&npy_file(header, &data), &Limits::default()).unwrap();
         assert_eq!(t.to_vec::<u16>().unwrap(), vec![7, 9]);
     }
     for version in [2u8, 3] {
@@ -407,7 +429,7 @@ fn header_variants_numpy_accepts() {
         file.extend_from_slice(&(header.len() as u32).to_le_bytes());
         file.extend_from_slice(header.as_bytes());
         file.extend_from_slice(&[0, 7, 0, 9]);
-        let t = read_npy(&file, &Limits::default()).unwrap();
+        let t = read_slice(&file, &Limits::default()).unwrap();
         assert_eq!(t.to_vec::<u16>().unwrap(), vec![7, 9]);
     }
 }
@@ -416,8 +438,8 @@ fn header_variants_numpy_accepts() {
 fn misaligned_buffer_is_copied() {
     let t = Tensor::from_vec(vec![3], vec![1.0f64, 2.0, 3.0]).unwrap();
     let mut file = vec![0u8];
-    write_npy(&t, &mut file).unwrap();
+    write_tensor(&t, &mut file).unwrap();
     let buffer = Buffer::from_vec(file).slice(1);
-    let back = read_npy_buffer(buffer, &Limits::default()).unwrap();
+    let back = read_buffer(buffer, &Limits::default()).unwrap();
     assert_eq!(back.as_slice::<f64>(), Some(&[1.0, 2.0, 3.0][..]));
 }

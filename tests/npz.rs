@@ -6,8 +6,7 @@
 //! venv fails the tests: run `scripts/venv.sh`).
 
 use arrow_buffer::Buffer;
-use arrow_tensor_ipc::formats::npy::write_npy;
-use arrow_tensor_ipc::formats::npz::{read_npz, write_npz, NpzWriteOptions};
+use arrow_tensor_ipc::formats::{npy, npz};
 use arrow_tensor_ipc::{
     ConvertOptions, ErrorKind, IndexType, Limits, Location, SparseFormat, SparseTensor, Tensor,
     ValueType,
@@ -69,8 +68,7 @@ fn scipy_files_read_to_the_same_values() {
     for m in &manifest {
         let file = m["file"].as_str().unwrap();
         let bytes = std::fs::read(dir.join(file)).unwrap();
-        let t = read_npz(Cursor::new(bytes), &Limits::default())
-            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let t = read_sparse(bytes, &Limits::default()).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_eq!(
             format_name(t.format()),
             m["format"].as_str().unwrap(),
@@ -157,7 +155,12 @@ fn our_files_read_in_scipy() {
     for (name, t) in samples() {
         for compressed in [false, true] {
             let mut file = Cursor::new(Vec::new());
-            write_npz(&t, &mut file, &NpzWriteOptions { compressed }).unwrap();
+            write_sparse(
+                &t,
+                &mut file,
+                &npz::WriteOptions::default().with_compressed(compressed),
+            )
+            .unwrap();
             let name = format!("{}{name}", if compressed { "z_" } else { "s_" });
             std::fs::write(dir.join(&name), file.get_ref()).unwrap();
             manifest.push(serde_json::json!({
@@ -182,8 +185,13 @@ fn our_files_read_in_scipy() {
 
 fn round_trip_one(t: &SparseTensor, compressed: bool) -> SparseTensor {
     let mut file = Cursor::new(Vec::new());
-    write_npz(t, &mut file, &NpzWriteOptions { compressed }).unwrap();
-    read_npz(Cursor::new(file.into_inner()), &Limits::default()).unwrap()
+    write_sparse(
+        t,
+        &mut file,
+        &npz::WriteOptions::default().with_compressed(compressed),
+    )
+    .unwrap();
+    read_sparse(file.into_inner(), &Limits::default()).unwrap()
 }
 
 proptest! {
@@ -235,7 +243,7 @@ proptest! {
         let samples = samples();
         let (_, t) = &samples[si.index(samples.len())];
         let mut file = Cursor::new(Vec::new());
-        write_npz(t, &mut file, &NpzWriteOptions { compressed }).unwrap();
+        write_sparse(t, &mut file, &npz::WriteOptions::default().with_compressed(compressed)).unwrap();
         let mut bytes = file.into_inner();
         for (at, b) in edits {
             let i = at.index(bytes.len());
@@ -244,7 +252,7 @@ proptest! {
         if truncate {
             bytes.truncate(cut.index(bytes.len()));
         }
-        let _ = read_npz(Cursor::new(bytes), &Limits::default().with_max_body_len(1 << 24));
+        let _ = read_sparse(bytes, &Limits::default().with_max_body_len(1 << 24));
     }
 }
 
@@ -273,14 +281,24 @@ fn coo_layouts_and_rank_errors() {
         vec![2, 0, 0, 0, 0, 41]
     );
     // CSF and rank 3 are refused.
-    let coo3 = SparseTensor::coo([2, 2, 2], vec![0i64, 1, 1], vec![5i16]).unwrap();
-    let e = write_npz(&coo3, Cursor::new(Vec::new()), &NpzWriteOptions::default()).unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
-    let csf = coo3.to_format(SparseFormat::Csf, &ConvertOptions::default());
-    if let Ok(csf) = csf {
-        let e = write_npz(&csf, Cursor::new(Vec::new()), &NpzWriteOptions::default()).unwrap_err();
-        assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
-    }
+    let coo3 = SparseTensor::coo(&[2, 2, 2], vec![0i64, 1, 1], vec![5i16]).unwrap();
+    let e = write_sparse(
+        &coo3,
+        Cursor::new(Vec::new()),
+        &npz::WriteOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::InvalidRank { .. }), "{e}");
+    // A CSF matrix (rank 2) is refused for its layout.
+    let coo2 = SparseTensor::coo(&[2, 2], vec![0i64, 1], vec![5i16]).unwrap();
+    let csf = coo2
+        .to_format(SparseFormat::Csf, &ConvertOptions::default())
+        .unwrap();
+    let e = write_sparse(&csf, Cursor::new(Vec::new()), &npz::WriteOptions::default()).unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::UnsupportedLayout { .. }),
+        "{e}"
+    );
 }
 
 /// An archive of the given members (name, `.npy` bytes), stored.
@@ -299,7 +317,12 @@ fn archive(members: &[(&str, Vec<u8>)]) -> Vec<u8> {
 
 fn npy<T: arrow_tensor_ipc::NativeValue>(shape: Vec<usize>, v: Vec<T>) -> Vec<u8> {
     let mut out = Vec::new();
-    write_npy(&Tensor::from_vec(shape, v).unwrap(), &mut out).unwrap();
+    npy::write(
+        &[Message::from(Tensor::from_vec(shape, v).unwrap())],
+        &mut out,
+        &npy::WriteOptions::default(),
+    )
+    .unwrap();
     out
 }
 
@@ -338,7 +361,7 @@ fn member_of(e: &arrow_tensor_ipc::Error) -> String {
 }
 
 fn read(bytes: Vec<u8>) -> arrow_tensor_ipc::Result<SparseTensor> {
-    read_npz(Cursor::new(bytes), &Limits::default())
+    read_sparse(bytes, &Limits::default())
 }
 
 #[test]
@@ -367,14 +390,9 @@ fn malformed_archives_are_typed_errors() {
         }
     ));
 
-    // Each member missing in turn.
-    for missing in [
-        "indices.npy",
-        "indptr.npy",
-        "format.npy",
-        "shape.npy",
-        "data.npy",
-    ] {
+    // Each member missing in turn (without format.npy the archive is a bundle of named
+    // arrays: its members are read as dense arrays, see below).
+    for missing in ["indices.npy", "indptr.npy", "shape.npy", "data.npy"] {
         let members: Vec<_> = csr_members()
             .into_iter()
             .filter(|(n, _)| *n != missing)
@@ -383,6 +401,13 @@ fn malformed_archives_are_typed_errors() {
         assert_eq!(member_of(&e), missing, "{e}");
         assert!(e.to_string().contains("missing"), "{e}");
     }
+    let members: Vec<_> = csr_members()
+        .into_iter()
+        .filter(|(n, _)| *n != "format.npy")
+        .collect();
+    let arrays = read_all(archive(&members), &Limits::default()).unwrap();
+    assert_eq!(arrays.len(), members.len());
+    assert!(arrays.iter().all(|m| m.as_tensor().is_some()));
     let coo_missing = archive(&[
         ("row.npy", npy(vec![1], vec![0i32])),
         ("format.npy", string_npy("coo")),
@@ -415,7 +440,6 @@ fn malformed_archives_are_typed_errors() {
         ("format.npy", string_npy("bsr")),
         ("format.npy", string_npy("dia")),
         ("format.npy", string_npy("xyz")),
-        ("format.npy", npy(vec![], vec![1i32])),
         ("indices.npy", b"\x93NUMPY garbage".to_vec()),
         ("data.npy", string_npy("abc")),
     ] {
@@ -442,14 +466,10 @@ fn malformed_archives_are_typed_errors() {
     assert!(!matches!(e.kind(), ErrorKind::Parse { .. }), "{e}");
 
     // Limits: nnz and member size.
-    let e = read_npz(
-        Cursor::new(archive(&csr_members())),
-        &Limits::default().with_max_nnz(2),
-    )
-    .unwrap_err();
+    let e = read_sparse(archive(&csr_members()), &Limits::default().with_max_nnz(2)).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
-    let e = read_npz(
-        Cursor::new(archive(&csr_members())),
+    let e = read_sparse(
+        archive(&csr_members()),
         &Limits::default().with_max_body_len(100),
     )
     .unwrap_err();
@@ -509,11 +529,7 @@ fn lying_and_huge_member_sizes_are_refused_before_reading() {
     }
     let bomb = zip.finish().unwrap().into_inner();
     assert!(bomb.len() < 20_000);
-    let e = read_npz(
-        Cursor::new(bomb),
-        &Limits::default().with_max_body_len(1 << 16),
-    )
-    .unwrap_err();
+    let e = read_sparse(bomb, &Limits::default().with_max_body_len(1 << 16)).unwrap_err();
     assert!(
         matches!(
             e.kind(),
@@ -557,11 +573,34 @@ fn coords_member_of_nd_coo_is_read() {
 // ---------------------------------------------------------------------------------------
 // Bundles of named arrays (numpy.savez / savez_compressed).
 
-use arrow_tensor_ipc::formats::npz::{read_npz_messages, write_npz_messages, NpzBundleWriter};
 use arrow_tensor_ipc::{CustomMetadata, Message, NAME_KEY};
 
 fn bundle(bytes: Vec<u8>) -> arrow_tensor_ipc::Result<Vec<Message>> {
-    read_npz_messages(Cursor::new(bytes), &Limits::default())
+    read_all(bytes, &Limits::default())
+}
+
+/// `npz::read` under `limits`.
+fn read_all(bytes: impl Into<Buffer>, limits: &Limits) -> arrow_tensor_ipc::Result<Vec<Message>> {
+    npz::read(bytes, &npz::ReadOptions::default().with_limits(*limits))
+}
+
+/// `npz::read` of a scipy sparse bundle: its one sparse message.
+fn read_sparse(
+    bytes: impl Into<Buffer>,
+    limits: &Limits,
+) -> arrow_tensor_ipc::Result<SparseTensor> {
+    let messages = read_all(bytes, limits)?;
+    assert_eq!(messages.len(), 1, "a scipy bundle is one message");
+    Ok(messages[0].as_sparse().expect("a sparse message").clone())
+}
+
+/// `npz::write` of one sparse tensor (a scipy sparse bundle).
+fn write_sparse<W: std::io::Write + std::io::Seek>(
+    t: &SparseTensor,
+    out: W,
+    options: &npz::WriteOptions,
+) -> arrow_tensor_ipc::Result<()> {
+    npz::write(&[Message::from(t.clone())], out, options)
 }
 
 /// What `check-bundles` compares: name, dtype, shape, little-endian row-major bytes.
@@ -602,14 +641,8 @@ fn numpy_bundles_read_as_named_dense_messages_in_archive_order() {
     assert!(plain.iter().any(|m| m.as_tensor().unwrap().ndim() == 0));
     assert!(plain.iter().any(|m| m.as_tensor().unwrap().is_empty()));
     assert!(plain.iter().any(|m| !m.as_tensor().unwrap().is_row_major()));
-    // The single-tensor API points to the bundle reader.
-    let e = read_npz(
-        Cursor::new(std::fs::read(dir.join("plain.npz")).unwrap()),
-        &Limits::default(),
-    )
-    .unwrap_err();
-    assert_eq!(member_of(&e), "format.npy");
-    assert!(e.to_string().contains("read_npz_messages"), "{e}");
+    // No member is taken for a scipy bundle's: every message is dense.
+    assert!(plain.iter().all(|m| m.as_sparse().is_none()));
     // Object arrays, pickles and bools are refused, naming the member.
     for (file, member, says) in [
         ("object.npz", "obj.npy", "object array"),
@@ -636,7 +669,12 @@ fn our_bundles_read_in_numpy() {
         for compressed in [false, true] {
             let name = format!("{}{k}.npz", if compressed { "z" } else { "s" });
             let mut out = Cursor::new(Vec::new());
-            write_npz_messages(&messages, &mut out, &NpzWriteOptions { compressed }).unwrap();
+            npz::write(
+                &messages,
+                &mut out,
+                &npz::WriteOptions::default().with_compressed(compressed),
+            )
+            .unwrap();
             std::fs::write(to.join(&name), out.get_ref()).unwrap();
             // And back through our reader: the same names and bytes.
             assert_eq!(
@@ -669,7 +707,12 @@ fn our_bundles_read_in_numpy() {
         Message::from(strided),
     ];
     let mut out = Cursor::new(Vec::new());
-    write_npz_messages(&messages, &mut out, &NpzWriteOptions { compressed: true }).unwrap();
+    npz::write(
+        &messages,
+        &mut out,
+        &npz::WriteOptions::default().with_compressed(true),
+    )
+    .unwrap();
     let back = bundle(out.get_ref().clone()).unwrap();
     let names: Vec<_> = back.iter().map(|m| m.name().unwrap().to_string()).collect();
     assert_eq!(names, ["arr_0", "x", "arr_1"]);
@@ -700,31 +743,34 @@ fn bundle_writer_names_duplicates_and_kinds() {
         vec![named("a"), named("a")],
         vec![Message::from(t.clone()), named("arr_0")],
     ] {
-        let e = write_npz_messages(&ms, Cursor::new(Vec::new()), &NpzWriteOptions::default())
-            .unwrap_err();
-        assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+        let e =
+            npz::write(&ms, Cursor::new(Vec::new()), &npz::WriteOptions::default()).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::DuplicateName { .. }), "{e}");
     }
     // A sparse message among dense ones is refused; alone it is a scipy bundle.
     let csr = SparseTensor::csr([2, 3], vec![0i32, 1, 2], vec![2, 0], vec![7u8, 9]).unwrap();
-    let e = write_npz_messages(
+    let e = npz::write(
         &[named("a"), Message::from(csr.clone())],
         Cursor::new(Vec::new()),
-        &NpzWriteOptions::default(),
+        &npz::WriteOptions::default(),
     )
     .unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+    assert!(
+        matches!(e.kind(), ErrorKind::UnsupportedLayout { .. }),
+        "{e}"
+    );
     let mut out = Cursor::new(Vec::new());
-    write_npz_messages(
+    npz::write(
         &[Message::from(csr.clone())],
         &mut out,
-        &NpzWriteOptions::default(),
+        &npz::WriteOptions::default(),
     )
     .unwrap();
     let back = bundle(out.into_inner()).unwrap();
     assert_eq!(back.len(), 1);
     assert!(back[0].as_sparse().unwrap().content_eq(&csr));
     // The streaming writer returns the names it used.
-    let mut w = NpzBundleWriter::new(Cursor::new(Vec::new()), &NpzWriteOptions::default());
+    let mut w = npz::BundleWriter::new(Cursor::new(Vec::new()), &npz::WriteOptions::default());
     assert_eq!(w.write_tensor(None, &t).unwrap(), "arr_0");
     assert_eq!(w.write_tensor(Some("dir/w"), &t).unwrap(), "dir/w");
     assert_eq!(w.write(&Message::from(t.clone())).unwrap(), "arr_1");
@@ -751,18 +797,13 @@ fn bundle_sizes_are_bounded_before_reading() {
     let ok = arch(&members(3));
     assert_eq!(bundle(ok.clone()).unwrap().len(), 3);
     // The members together over max_body_len, each under it.
-    let e = read_npz_messages(
-        Cursor::new(ok.clone()),
-        &Limits::default().with_max_body_len(2500),
-    )
-    .unwrap_err();
+    let e = read_all(ok.clone(), &Limits::default().with_max_body_len(2500)).unwrap_err();
     assert!(
         matches!(e.kind(), ErrorKind::LimitExceeded { what, .. } if what.contains("bundle")),
         "{e}"
     );
     // One member over it.
-    let e =
-        read_npz_messages(Cursor::new(ok), &Limits::default().with_max_body_len(500)).unwrap_err();
+    let e = read_all(ok, &Limits::default().with_max_body_len(500)).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
     // Lying sizes: refused before reading.
     let e = bundle(lie_about_sizes(arch(&members(2)), u32::MAX - 1)).unwrap_err();
@@ -817,7 +858,7 @@ proptest! {
             Message::from(Tensor::from_vec(vec![0, 4], Vec::<u32>::new()).unwrap()),
         ];
         let mut file = Cursor::new(Vec::new());
-        write_npz_messages(&ms, &mut file, &NpzWriteOptions { compressed }).unwrap();
+        npz::write(&ms, &mut file, &npz::WriteOptions::default().with_compressed(compressed)).unwrap();
         let mut bytes = file.into_inner();
         for (at, b) in edits {
             let i = at.index(bytes.len());
@@ -826,7 +867,7 @@ proptest! {
         if truncate {
             bytes.truncate(cut.index(bytes.len()));
         }
-        let _ = read_npz_messages(Cursor::new(bytes), &Limits::default().with_max_body_len(1 << 24));
+        let _ = read_all(bytes, &Limits::default().with_max_body_len(1 << 24));
     }
 }
 
@@ -841,11 +882,11 @@ fn a_numeric_member_named_format_makes_no_scipy_bundle() {
         })
         .collect();
     let mut out = Cursor::new(Vec::new());
-    write_npz_messages(&ms, &mut out, &NpzWriteOptions::default()).unwrap();
+    npz::write(&ms, &mut out, &npz::WriteOptions::default()).unwrap();
     let back = bundle(out.into_inner()).unwrap();
     let names: Vec<_> = back.iter().map(|m| m.name().unwrap()).collect();
     assert_eq!(names, ["format", "shape"]);
-    // A text format.npy is scipy's, also through read_npz_messages.
+    // A text format.npy is scipy's, also through npz::read.
     let scipy = bundle(archive(&csr_members())).unwrap();
     assert_eq!(scipy[0].as_sparse().unwrap().format(), SparseFormat::Csr);
 }

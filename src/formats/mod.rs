@@ -1,26 +1,83 @@
 //! The file formats sparse and dense data arrives in, read into and written from the
-//! crate's model: Matrix Market (`.mtx`), FROSTT (`.tns`), NumPy `.npy`, and `.npz` archives
-//! (scipy's `save_npz` sparse bundles and numpy's `savez` bundles of named arrays). Each
-//! format sits behind its own cargo feature.
+//! crate's model: Matrix Market ([`mtx`], `.mtx`), FROSTT ([`tns`], `.tns`), NumPy
+//! ([`npy`], `.npy`), and `.npz` archives ([`npz`]: scipy's `save_npz` sparse bundles and
+//! numpy's `savez` bundles of named arrays). Each format sits behind its own cargo feature
+//! (`matrix-market`, `frostt`, `npy` for both numpy formats).
+//!
+//! Every format has the same shape: a module with
+//!
+//! - `read(data, &ReadOptions) -> Result<Vec<Message>>`: `data` is anything that becomes an
+//!   Arrow [`Buffer`](arrow_buffer::Buffer) (a `Vec<u8>`, a `bytes::Bytes` such as a memory
+//!   map from [`map_file`](crate::map_file), a `Buffer`: no copy; a `&[u8]`: one copy); one
+//!   message per file, except a numpy `savez` bundle, which gives one per array, named by
+//!   [`Message::name`];
+//! - `write(&[Message], out, &WriteOptions) -> Result<()>`: a format that holds one tensor
+//!   refuses any other number of messages;
+//! - `ReadOptions` and `WriteOptions`: `Default`, `with_*` setters, `#[non_exhaustive]`;
+//!   every `ReadOptions` carries [`Limits`](crate::Limits).
+//!
+//! [`read_path`] and [`write_path`] pick the format of a path (its content where the format
+//! has a magic, else its extension: [`FileFormat`]) and take format-agnostic
+//! [`ReadOptions`] and [`WriteOptions`]. The text formats also hand out their entries a
+//! bounded batch at a time (`mtx::read_chunks`, `tns::read_chunks`: `EntryChunks`).
 //!
 //! Every reader treats its input as untrusted, like the message decoder: malformed input is
-//! an [`ErrorKind::Parse`](crate::ErrorKind::Parse) naming the line, header or archive
+//! an [`ErrorKind::Parse`] naming the line, header or archive
 //! member, sizes are checked against [`Limits`](crate::Limits), and nothing is allocated in
 //! proportion to a size the input merely claims before the data backs it.
+//!
+//! ```
+//! # #[cfg(all(feature = "matrix-market", feature = "npy"))] {
+//! use arrow_tensor_ipc::formats::{self, mtx, npy};
+//! use arrow_tensor_ipc::Message;
+//!
+//! // One format: read from memory, write to any `Write`.
+//! let file = b"%%MatrixMarket matrix coordinate real general\n2 3 2\n1 2 0.5\n2 3 -1\n";
+//! let messages = mtx::read(file, &mtx::ReadOptions::default())?;
+//! let dense = messages[0].as_sparse().unwrap().to_dense()?;
+//! let mut out = Vec::new();
+//! npy::write(&[Message::from(dense)], &mut out, &npy::WriteOptions::default())?;
+//!
+//! // Any format, by path.
+//! let dir = std::env::temp_dir().join(format!("formats-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let path = dir.join("m.npy");
+//! formats::write_path(&path, &messages, &formats::WriteOptions::default())?;
+//! let back = formats::read_path(&path, &formats::ReadOptions::default())?;
+//! assert_eq!(back[0].as_tensor().unwrap().to_vec::<f64>()?, vec![0.0, 0.5, 0.0, 0.0, 0.0, -1.0]);
+//! # std::fs::remove_dir_all(&dir)?;
+//! # }
+//! # Ok::<(), arrow_tensor_ipc::Error>(())
+//! ```
 
-use std::path::Path;
+#[cfg(any(feature = "matrix-market", feature = "frostt"))]
+mod chunks;
+mod options;
+mod path;
 
 pub mod detect;
-#[cfg(feature = "frostt")]
-pub mod frostt;
 #[cfg(feature = "matrix-market")]
-pub mod matrix_market;
+pub mod mtx;
 #[cfg(feature = "npy")]
 pub mod npy;
 #[cfg(feature = "npy")]
 pub mod npz;
 #[cfg(any(feature = "matrix-market", feature = "frostt"))]
 mod text;
+#[cfg(feature = "frostt")]
+pub mod tns;
+
+#[cfg(any(feature = "matrix-market", feature = "frostt"))]
+pub use chunks::{EntriesHeader, EntryBatch, EntryChunks};
+pub use options::{ReadOptions, WriteOptions};
+pub use path::{read_path, write_path};
+
+#[cfg(any(feature = "matrix-market", feature = "frostt"))]
+pub(crate) use chunks::EntrySource;
+
+use crate::error::{ErrorKind, Result};
+use crate::Message;
+use std::path::Path;
 
 /// Called by the text readers with the number of input bytes parsed so far (for a
 /// progress bar); may be called from several threads.
@@ -29,13 +86,14 @@ pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 /// A file format of this module, as named by a file's extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FileFormat {
-    /// Matrix Market, `.mtx`.
+    /// Matrix Market, `.mtx` ([`mtx`]).
     MatrixMarket,
-    /// FROSTT, `.tns`.
+    /// FROSTT, `.tns` ([`tns`]).
     Frostt,
-    /// NumPy, `.npy`.
+    /// NumPy, `.npy` ([`npy`]).
     Npy,
-    /// `.npz`: a scipy `save_npz` sparse bundle or a numpy `savez` bundle of named arrays.
+    /// `.npz` ([`npz`]): a scipy `save_npz` sparse bundle or a numpy `savez` bundle of
+    /// named arrays.
     Npz,
 }
 
@@ -58,6 +116,31 @@ impl FileFormat {
         }
     }
 
+    /// The format whose magic starts `head` (the first bytes of a file), if any: `.npy`
+    /// (`\x93NUMPY`), `.npz` (a zip archive, `PK\x03\x04`), Matrix Market (the
+    /// `%%MatrixMarket` banner, in any case). FROSTT has no magic.
+    ///
+    /// ```
+    /// use arrow_tensor_ipc::formats::FileFormat;
+    /// assert_eq!(FileFormat::from_magic(b"\x93NUMPY\x01\x00"), Some(FileFormat::Npy));
+    /// assert_eq!(FileFormat::from_magic(b"1 1 1.5\n"), None);
+    /// ```
+    pub fn from_magic(head: &[u8]) -> Option<FileFormat> {
+        const BANNER: &[u8] = b"%%MatrixMarket";
+        if head.starts_with(b"\x93NUMPY") {
+            Some(FileFormat::Npy)
+        } else if head.starts_with(b"PK\x03\x04") {
+            Some(FileFormat::Npz)
+        } else if head
+            .get(..BANNER.len())
+            .is_some_and(|b| b.eq_ignore_ascii_case(BANNER))
+        {
+            Some(FileFormat::MatrixMarket)
+        } else {
+            None
+        }
+    }
+
     /// The format's name, as in error messages.
     pub fn name(self) -> &'static str {
         match self {
@@ -66,5 +149,26 @@ impl FileFormat {
             FileFormat::Npy => "npy",
             FileFormat::Npz => "npz",
         }
+    }
+}
+
+/// The one message of a file that holds one tensor (`what`: "writing a FROSTT file"), or the error
+/// for any other number of messages: [`ErrorKind::Empty`] for none,
+/// [`ErrorKind::UnsupportedLayout`] for several.
+#[allow(dead_code)] // unused when no format that holds one tensor is compiled in
+pub(crate) fn one_message<'m>(messages: &'m [Message], what: &'static str) -> Result<&'m Message> {
+    match messages {
+        [one] => Ok(one),
+        [] => Err(ErrorKind::Empty {
+            operation: what,
+            what: "message",
+        }
+        .into()),
+        _ => Err(ErrorKind::UnsupportedLayout {
+            operation: what,
+            expected: "one message (the file holds one tensor)",
+            found: format!("{} messages", messages.len()),
+        }
+        .into()),
     }
 }

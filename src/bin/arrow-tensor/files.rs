@@ -3,10 +3,10 @@
 //! file holds one tensor, except an `.npz` bundle of named arrays (`numpy.savez`), which
 //! holds one dense tensor per member.
 
-use arrow_tensor_ipc::formats::{frostt, matrix_market, npy, npz, FileFormat};
+use arrow_tensor_ipc::formats::{self, mtx, npz, tns, FileFormat};
 use arrow_tensor_ipc::{ErrorKind, Limits, Message, Validation};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 /// How `convert` reads and writes these files (from its command line).
@@ -25,6 +25,35 @@ pub struct FileOptions {
     pub validation: Validation,
 }
 
+impl FileOptions {
+    /// The format-agnostic read options of [`arrow_tensor_ipc::formats`].
+    fn read_options<'a>(
+        &self,
+        limits: &Limits,
+        progress: &'a (dyn Fn(u64) + Sync),
+    ) -> formats::ReadOptions<'a> {
+        let mut o = formats::ReadOptions::default()
+            .with_limits(*limits)
+            .with_threads(self.threads)
+            .with_validation(self.validation)
+            .with_expand_symmetry(!self.as_stored)
+            .with_progress(progress);
+        if let Some(shape) = &self.shape {
+            o = o.with_shape(shape.clone());
+        }
+        o
+    }
+
+    /// The format-agnostic write options, a sparse tensor bound for `.npy` expanded up to
+    /// `max_dense` elements.
+    fn write_options(&self, max_dense: usize) -> formats::WriteOptions {
+        formats::WriteOptions::default()
+            .with_threads(self.threads)
+            .with_compressed(self.compressed)
+            .with_limits(Limits::default().with_max_dense_elements(max_dense))
+    }
+}
+
 /// The file's bytes, memory-mapped.
 #[allow(unsafe_code)]
 fn map(path: &Path) -> Result<bytes::Bytes, String> {
@@ -36,7 +65,8 @@ fn map(path: &Path) -> Result<bytes::Bytes, String> {
 
 /// Reads the tensors of a file of `format` (one, or an `.npz` bundle's members in archive
 /// order, each named in its custom metadata); `progress` hears the input bytes parsed.
-/// Errors do not name the file (callers do).
+/// Text files are memory-mapped (their parsers read them once, front to back); the others
+/// go through [`formats::read_path`]. Errors do not name the file (callers do).
 pub fn read(
     format: FileFormat,
     path: &Path,
@@ -44,45 +74,12 @@ pub fn read(
     limits: &Limits,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Message>, String> {
+    let o = options.read_options(limits, progress);
     let at = |e: arrow_tensor_ipc::Error| e.to_string();
     match format {
-        FileFormat::MatrixMarket | FileFormat::Frostt => {
-            let mapped = map(path)?;
-            let bytes: &[u8] = &mapped;
-            if format == FileFormat::MatrixMarket {
-                let o = matrix_market::MtxReadOptions::default()
-                    .with_expand_symmetry(!options.as_stored)
-                    .with_limits(*limits)
-                    .with_threads(options.threads)
-                    .with_validation(options.validation)
-                    .with_progress(progress);
-                matrix_market::read_matrix_market(bytes, &o)
-                    .map(|m| vec![m])
-                    .map_err(at)
-            } else {
-                let mut o = frostt::TnsReadOptions::default()
-                    .with_limits(*limits)
-                    .with_threads(options.threads)
-                    .with_progress(progress);
-                if let Some(shape) = &options.shape {
-                    o = o.with_shape(shape.clone());
-                }
-                frostt::read_frostt(bytes, &o)
-                    .map(|t| vec![Message::SparseTensor(t)])
-                    .map_err(at)
-            }
-        }
-        FileFormat::Npy => {
-            let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-            progress(bytes.len() as u64);
-            npy::read_npy_buffer(arrow_buffer::Buffer::from_vec(bytes), limits)
-                .map(|t| vec![Message::Tensor(t)])
-                .map_err(at)
-        }
-        FileFormat::Npz => {
-            let file = File::open(path).map_err(|e| format!("cannot open: {e}"))?;
-            npz::read_npz_messages(BufReader::new(file), limits).map_err(at)
-        }
+        FileFormat::MatrixMarket => mtx::read(map(path)?, &(&o).into()).map_err(at),
+        FileFormat::Frostt => tns::read(map(path)?, &(&o).into()).map_err(at),
+        FileFormat::Npy | FileFormat::Npz => formats::read_path(path, &o).map_err(at),
     }
 }
 
@@ -92,8 +89,7 @@ pub fn read(
 /// bundle of named arrays, names from the messages' metadata, else `arr_0`, `arr_1`, ...).
 pub struct FileWriter {
     format: FileFormat,
-    options: FileOptions,
-    max_dense: usize,
+    options: formats::WriteOptions,
     state: WriterState,
 }
 
@@ -103,7 +99,7 @@ enum WriterState {
     /// A file of one tensor was written.
     One,
     /// An `.npz` bundle of named arrays is being written.
-    Bundle(Box<npz::NpzBundleWriter<BufWriter<File>>>),
+    Bundle(Box<npz::BundleWriter<BufWriter<File>>>),
 }
 
 impl FileWriter {
@@ -111,8 +107,7 @@ impl FileWriter {
     pub fn new(format: FileFormat, file: File, options: &FileOptions, max_dense: usize) -> Self {
         FileWriter {
             format,
-            options: options.clone(),
-            max_dense,
+            options: options.write_options(max_dense),
             state: WriterState::Empty(file),
         }
     }
@@ -123,35 +118,27 @@ impl FileWriter {
         match (state, message) {
             (WriterState::Empty(file), Message::Tensor(_)) if self.format == FileFormat::Npz => {
                 let out = BufWriter::with_capacity(1 << 16, file);
-                let o = npz::NpzWriteOptions {
-                    compressed: self.options.compressed,
-                };
-                let mut bundle = Box::new(npz::NpzBundleWriter::new(out, &o));
+                let mut bundle = Box::new(npz::BundleWriter::new(out, &(&self.options).into()));
                 bundle.write(message)?;
                 self.state = WriterState::Bundle(bundle);
                 Ok(())
             }
-            (WriterState::Empty(file), _) => {
-                write(self.format, message, file, &self.options, self.max_dense)
-            }
+            (WriterState::Empty(file), _) => write(self.format, message, file, &self.options),
             (WriterState::Bundle(mut bundle), _) => {
                 bundle.write(message)?;
                 self.state = WriterState::Bundle(bundle);
                 Ok(())
             }
-            (WriterState::One, _) => {
-                let what = if self.format == FileFormat::Npz {
-                    "a scipy sparse .npz file holds one sparse tensor (a bundle of named \
-                     arrays holds dense ones)"
-                        .to_string()
+            (WriterState::One, _) => Err(ErrorKind::UnsupportedLayout {
+                operation: if self.format == FileFormat::Npz {
+                    "a scipy sparse .npz file (a bundle of named arrays holds dense ones)"
                 } else {
-                    format!("a {} file holds one tensor", self.format.name())
-                };
-                Err(ErrorKind::InvalidArgument(format!(
-                    "{what} and the input has more than one message"
-                ))
-                .into())
+                    "a file of this format"
+                },
+                expected: "one tensor",
+                found: "more than one message".into(),
             }
+            .into()),
         }
     }
 
@@ -169,37 +156,21 @@ impl FileWriter {
 }
 
 /// Writes `message` as a file of `format`: a sparse tensor bound for `.npy` is expanded
-/// to dense (up to `max_dense` elements); for `.npz`, a sparse tensor becomes a scipy
-/// sparse bundle and a dense one a bundle of one named array.
+/// to dense (up to the options' `max_dense_elements`); for `.npz`, a sparse tensor becomes
+/// a scipy sparse bundle and a dense one a bundle of one named array.
 fn write(
     format: FileFormat,
     message: &Message,
     file: File,
-    options: &FileOptions,
-    max_dense: usize,
+    options: &formats::WriteOptions,
 ) -> arrow_tensor_ipc::Result<()> {
     let mut out = BufWriter::with_capacity(1 << 16, file);
+    let one = std::slice::from_ref(message);
     match format {
-        FileFormat::MatrixMarket => {
-            let o = matrix_market::MtxWriteOptions::default().with_threads(options.threads);
-            matrix_market::write_matrix_market(message, &mut out, &o)?;
-        }
-        FileFormat::Frostt => frostt::write_frostt(message, &mut out)?,
-        FileFormat::Npy => match message {
-            Message::Tensor(t) => npy::write_npy(t, &mut out)?,
-            Message::SparseTensor(s) => npy::write_npy(
-                &s.to_dense_with(
-                    &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(max_dense),
-                )?,
-                &mut out,
-            )?,
-        },
-        FileFormat::Npz => {
-            let o = npz::NpzWriteOptions {
-                compressed: options.compressed,
-            };
-            npz::write_npz_messages([message], &mut out, &o)?;
-        }
+        FileFormat::MatrixMarket => mtx::write(one, &mut out, &options.into())?,
+        FileFormat::Frostt => tns::write(one, &mut out, &options.into())?,
+        FileFormat::Npy => formats::npy::write(one, &mut out, &options.into())?,
+        FileFormat::Npz => npz::write(one, &mut out, &options.into())?,
     }
     out.flush()?;
     Ok(())
@@ -220,8 +191,11 @@ pub fn describe(
     let declared = match format {
         FileFormat::MatrixMarket => {
             let mapped = map(path).map_err(|e| format!("{name}: {e}"))?;
-            let h = matrix_market::read_header_with(&mapped, validation)
-                .map_err(|e| format!("{name}: {e}"))?;
+            let h = mtx::read_header(
+                &mapped,
+                &mtx::ReadOptions::default().with_validation(validation),
+            )
+            .map_err(|e| format!("{name}: {e}"))?;
             format!(
                 " ({:?} {:?} {:?}, {} x {}, {} entries stored)",
                 h.format, h.field, h.symmetry, h.rows, h.cols, h.entries

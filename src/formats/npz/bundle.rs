@@ -1,10 +1,10 @@
 //! Bundles of named arrays (`numpy.savez`, `numpy.savez_compressed`): one dense message
-//! per member, read and written; and the reader and writer of either kind of `.npz`.
+//! per member, read and written; and the reader of either kind of `.npz`.
 
-use super::sparse::{read_sparse, write_npz};
+use super::sparse::read_sparse;
 use super::{
     entry_error, finish_archive, in_member, member_error, member_options, npy, open_archive,
-    read_file, Members, NpzWriteOptions, FORMAT_MEMBER,
+    read_file, Members, WriteOptions, FORMAT_MEMBER,
 };
 use crate::codec::{Limits, Message};
 use crate::custom_metadata::{CustomMetadata, NAME_KEY};
@@ -14,48 +14,8 @@ use arrow_buffer::Buffer;
 use npyz::zip;
 use std::io::{Read, Seek, Write};
 
-/// Reads an `.npz` archive into messages: a scipy sparse bundle (one holding a
-/// `format.npy` member of text, as `scipy.sparse.save_npz` writes it) gives its one
-/// [`SparseTensor`], as [`read_npz`] reads it; any other archive is a bundle of named
-/// arrays (`numpy.savez`, `numpy.savez_compressed`) and gives one dense [`Tensor`] per
-/// member, in archive order, each with its name (the member's file name without `.npy`,
-/// the key `numpy.load` gives it) in its [`CustomMetadata`] under [`NAME_KEY`].
-///
-/// Each member must be a `.npy` of one of the 11 numeric dtypes ([`super::npy`]): an object
-/// array (`|O`, whose elements are pickled Python objects), a pickle, a bool or string
-/// array, or anything else is an [`ErrorKind::Parse`] naming the member (pickles are never
-/// loaded). Directory entries are skipped; two members of the same name are refused.
-///
-/// Sizes are checked before anything is read: every member's declared size as for
-/// [`read_npz`] (at most [`Limits::max_body_len`] and what its compressed bytes can
-/// inflate to; inflation stops at the declared size), the members' compressed sizes
-/// together at most the archive's length (members sharing compressed bytes, the trick of
-/// overlapping zip bombs, are refused), and their declared sizes together at most
-/// [`Limits::max_body_len`] ([`ErrorKind::LimitExceeded`]). Each array is then read
-/// zero-copy from its member's bytes when aligned and little-endian.
-///
-/// ```
-/// use arrow_tensor_ipc::formats::npz::{read_npz_messages, write_npz_messages, NpzWriteOptions};
-/// use arrow_tensor_ipc::{CustomMetadata, Limits, Message, Tensor, NAME_KEY};
-/// use std::io::Cursor;
-///
-/// let w = Tensor::from_vec(vec![2, 2], vec![0.5f32, 1.5, 2.5, 3.5])?;
-/// let ids = Tensor::from_vec(vec![3], vec![7i64, 8, 9])?;
-/// let messages = [
-///     Message::from(w).with_custom_metadata(CustomMetadata::new([(NAME_KEY, "weights")])),
-///     Message::from(ids), // unnamed: written as arr_0, as numpy.savez names it
-/// ];
-/// let mut file = Cursor::new(Vec::new());
-/// write_npz_messages(&messages, &mut file, &NpzWriteOptions { compressed: true })?;
-///
-/// let back = read_npz_messages(Cursor::new(file.into_inner()), &Limits::default())?;
-/// assert_eq!(back.len(), 2);
-/// assert_eq!(back[0].name(), Some("weights"));
-/// assert_eq!(back[1].name(), Some("arr_0"));
-/// assert_eq!(back[1].as_tensor().unwrap().to_vec::<i64>()?, vec![7, 8, 9]);
-/// # Ok::<(), arrow_tensor_ipc::Error>(())
-/// ```
-pub fn read_npz_messages<R: Read + Seek>(reader: R, limits: &Limits) -> Result<Vec<Message>> {
+/// Reads an archive of either kind (see [`super::read`]).
+pub(super) fn read_archive<R: Read + Seek>(reader: R, limits: &Limits) -> Result<Vec<Message>> {
     let mut m = open_archive(reader, limits)?;
     if m.has(FORMAT_MEMBER) && m.format_is_text()? {
         return Ok(vec![Message::SparseTensor(read_sparse(&mut m)?)]);
@@ -144,32 +104,32 @@ fn array_member(member: &str, bytes: Buffer, limits: &Limits) -> Result<Tensor> 
             ));
         }
     }
-    npy::read_npy_buffer(bytes, limits).map_err(|e| in_member(member, e))
+    npy::read_tensor(bytes, limits).map_err(|e| in_member(member, e))
 }
 
 /// Writes dense tensors as a bundle of named arrays (`numpy.savez` /
 /// `numpy.savez_compressed`), one member at a time, for [`numpy.load`] to read.
 ///
-/// Each tensor becomes a `.npy` member (see [`super::npy::write_npy`]: C or Fortran order
+/// Each tensor becomes a `.npy` member (see [`super::npy::write`]: C or Fortran order
 /// straight from its buffer, other layouts as a row-major copy; dimension names dropped)
-/// named `NAME.npy`, where `NAME` is the name given to [`NpzBundleWriter::write_tensor`]
-/// (by [`NpzBundleWriter::write`]: the message's [`NAME_KEY`] metadata) or, for an unnamed
+/// named `NAME.npy`, where `NAME` is the name given to [`BundleWriter::write_tensor`]
+/// (by [`BundleWriter::write`]: the message's [`NAME_KEY`] metadata) or, for an unnamed
 /// one, `arr_0`, `arr_1`, ... counted over the unnamed tensors, as `numpy.savez` names its
-/// positional arguments. A name used twice is an [`ErrorKind::InvalidArgument`].
+/// positional arguments. A name used twice is an [`ErrorKind::DuplicateName`].
 ///
 /// [`numpy.load`]: https://numpy.org/doc/stable/reference/generated/numpy.load.html
-pub struct NpzBundleWriter<W: Write + Seek> {
+pub struct BundleWriter<W: Write + Seek> {
     zip: zip::ZipWriter<W>,
     compressed: bool,
     names: std::collections::HashSet<String>,
     unnamed: usize,
 }
 
-impl<W: Write + Seek> NpzBundleWriter<W> {
+impl<W: Write + Seek> BundleWriter<W> {
     /// A writer of a bundle into `out` (members stored, or deflated per
-    /// [`NpzWriteOptions::compressed`]).
-    pub fn new(out: W, options: &NpzWriteOptions) -> Self {
-        NpzBundleWriter {
+    /// [`WriteOptions::compressed`]).
+    pub fn new(out: W, options: &WriteOptions) -> Self {
+        BundleWriter {
             zip: zip::ZipWriter::new(out),
             compressed: options.compressed,
             names: std::collections::HashSet::new(),
@@ -178,16 +138,17 @@ impl<W: Write + Seek> NpzBundleWriter<W> {
     }
 
     /// Writes a dense message as a member named by its [`Message::name`]; returns the
-    /// name. A sparse message is an [`ErrorKind::InvalidArgument`] (a bundle holds dense
+    /// name. A sparse message is an [`ErrorKind::UnsupportedLayout`] (a bundle holds dense
     /// arrays: expand it first).
     pub fn write(&mut self, message: &Message) -> Result<String> {
         match message {
             Message::Tensor(t) => self.write_tensor(message.name(), t),
-            Message::SparseTensor(_) => Err(ErrorKind::InvalidArgument(
-                "a .npz bundle of named arrays holds dense arrays; this message is sparse \
-                 (expand it to dense first, or write it alone as a scipy sparse bundle)"
-                    .into(),
-            )
+            Message::SparseTensor(_) => Err(ErrorKind::UnsupportedLayout {
+                operation: "a .npz bundle of named arrays",
+                expected: "dense tensors (expand a sparse one to dense first, or write it alone \
+                           as a scipy sparse bundle)",
+                found: "a sparse tensor".into(),
+            }
             .into()),
         }
     }
@@ -203,9 +164,11 @@ impl<W: Write + Seek> NpzBundleWriter<W> {
             }
         };
         if self.names.contains(&name) {
-            return Err(ErrorKind::InvalidArgument(format!(
-                "two arrays of the bundle are named {name:?}"
-            ))
+            return Err(ErrorKind::DuplicateName {
+                what: "arrays of the bundle",
+                name,
+                note: "",
+            }
             .into());
         }
         let total = (tensor.len() as u64)
@@ -217,7 +180,7 @@ impl<W: Write + Seek> NpzBundleWriter<W> {
                 member_options(self.compressed, total),
             )
             .map_err(|e| ErrorKind::Io(std::io::Error::other(e)))?;
-        npy::write_npy(tensor, &mut self.zip)?;
+        npy::write_tensor(tensor, &mut self.zip)?;
         self.names.insert(name.clone());
         Ok(name)
     }
@@ -226,25 +189,4 @@ impl<W: Write + Seek> NpzBundleWriter<W> {
     pub fn finish(self) -> Result<W> {
         finish_archive(self.zip)
     }
-}
-
-/// Writes messages as an `.npz` archive, the counterpart of [`read_npz_messages`]: one
-/// sparse message as a scipy sparse bundle ([`write_npz`]), dense messages as a bundle of
-/// named arrays ([`NpzBundleWriter`]: names from [`NAME_KEY`], else `arr_0`, `arr_1`, ...).
-/// Sparse messages among others, or a name used twice, are an
-/// [`ErrorKind::InvalidArgument`]. See [`read_npz_messages`] for an example.
-pub fn write_npz_messages<'a, W: Write + Seek>(
-    messages: impl IntoIterator<Item = &'a Message>,
-    out: W,
-    options: &NpzWriteOptions,
-) -> Result<()> {
-    let messages: Vec<&Message> = messages.into_iter().collect();
-    if let [Message::SparseTensor(t)] = messages.as_slice() {
-        return write_npz(t, out, options);
-    }
-    let mut w = NpzBundleWriter::new(out, options);
-    for m in messages {
-        w.write(m)?;
-    }
-    w.finish().map(drop)
 }

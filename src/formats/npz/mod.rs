@@ -1,7 +1,8 @@
-//! `.npz` archives: scipy sparse bundles (`scipy.sparse.save_npz` / `load_npz`), read into a
-//! [`SparseTensor`] and written from one, and bundles of named arrays (`numpy.savez`,
-//! `numpy.savez_compressed`), read into one dense [`Tensor`] message per member and written
-//! from dense messages.
+//! `.npz` archives: scipy sparse bundles (`scipy.sparse.save_npz` / `load_npz`), read into
+//! one [`SparseTensor`](crate::SparseTensor) message and written from one, and bundles of
+//! named arrays (`numpy.savez`, `numpy.savez_compressed`), read into one dense [`Tensor`]
+//! message per member and written from dense messages: [`read`] and [`write()`] take either
+//! kind; [`BundleWriter`] writes a bundle of named arrays a message at a time.
 //!
 //! A scipy sparse bundle is a zip archive of `.npy` members: `format.npy` (the bytes `csr`,
 //! `csc` or `coo`; `bsr` and `dia` are refused), `shape.npy`, `data.npy` (the values), and
@@ -9,8 +10,9 @@
 //! writes for `coo_matrix` and `coo_array`) or `coords.npy` (n-d COO, an `(ndim, nnz)`
 //! array). Other members (such as scipy's `_is_array.npy`) are ignored. An archive with a
 //! `format.npy` member of text is read as such a bundle (as `load_npz` does); any other is
-//! a bundle of named arrays ([`read_npz_messages`], [`NpzBundleWriter`]), each member's name
-//! kept in its message's [`CustomMetadata`] under [`NAME_KEY`]. Members may be stored or
+//! a bundle of named arrays, each member's name
+//! kept in its message's [`CustomMetadata`](crate::CustomMetadata) under
+//! [`NAME_KEY`](crate::NAME_KEY). Members may be stored or
 //! deflate-compressed.
 //!
 //! The zip container is handled by the `zip` crate that `npyz` brings (`npyz::zip`); each
@@ -21,7 +23,7 @@
 //! length), so that a lying or bomb-like entry is refused before memory is reserved for
 //! it; the member is then read through a `take` of that size and must be exactly that long.
 //! The values and index arrays are the members' own bytes (no copy after decompression
-//! when aligned). The tensor is validated strictly by the [`SparseTensor`] constructors
+//! when aligned). The tensor is validated strictly by the [`SparseTensor`](crate::SparseTensor) constructors
 //! (so a CSR/CSC whose indices are not sorted within each row/column is refused; a COO
 //! may hold duplicates).
 
@@ -35,7 +37,7 @@
 
 use super::npy;
 use crate::array::IndexArray;
-use crate::codec::Limits;
+use crate::codec::{Limits, Message};
 use crate::error::{ErrorKind, Location, Result};
 use crate::tensor::Tensor;
 use crate::types::{IndexType, ValueType};
@@ -46,8 +48,7 @@ use std::io::{Read, Seek, SeekFrom};
 mod bundle;
 mod sparse;
 
-pub use bundle::{read_npz_messages, write_npz_messages, NpzBundleWriter};
-pub use sparse::{read_npz, write_npz};
+pub use bundle::BundleWriter;
 
 /// The largest ratio of uncompressed to compressed size that deflate reaches (1032:1),
 /// plus slack for tiny members.
@@ -63,12 +64,138 @@ fn member_error(name: &str, reason: impl Into<String>) -> crate::Error {
     .into()
 }
 
-/// Options of [`write_npz`], [`write_npz_messages`] and [`NpzBundleWriter`].
+/// Options of [`read`].
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// Size limits: `max_body_len` per member and for all members of a bundle together,
+    /// `max_rank`, `max_nnz`, and the `.npy` limits of each member.
+    pub limits: Limits,
+}
+
+impl ReadOptions {
+    /// Sets [`ReadOptions::limits`].
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+}
+
+/// Options of [`write()`] and [`BundleWriter`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NpzWriteOptions {
+#[non_exhaustive]
+pub struct WriteOptions {
     /// Deflate-compress the members (as `save_npz(..., compressed=True)`, numpy's
     /// `savez_compressed`); default `false`, stored members (as `compressed=False`).
     pub compressed: bool,
+}
+
+impl WriteOptions {
+    /// Sets [`WriteOptions::compressed`].
+    pub fn with_compressed(mut self, compressed: bool) -> Self {
+        self.compressed = compressed;
+        self
+    }
+}
+
+/// Reads an `.npz` archive into messages: a scipy sparse bundle (one holding a
+/// `format.npy` member of text, as `scipy.sparse.save_npz` writes it) gives its one
+/// sparse tensor; any other archive is a bundle of named arrays (`numpy.savez`,
+/// `numpy.savez_compressed`) and gives one dense [`Tensor`] per member, in archive order,
+/// each with its name (the member's file name without `.npy`, the key `numpy.load` gives
+/// it) in its custom metadata under [`NAME_KEY`](crate::NAME_KEY) ([`Message::name`]).
+///
+/// `data` is anything that becomes an Arrow [`Buffer`] (a `Vec<u8>`, `bytes::Bytes` such as
+/// a memory map, a `Buffer`: no copy; a `&[u8]`: copied).
+///
+/// A scipy bundle's values may be of any of the 11 value types, its indices of any integer
+/// type (scipy writes int32 or int64); the tensor is validated strictly. A missing or
+/// malformed member (bad `.npy` content, a wrong dtype or rank, a size that its zip entry
+/// cannot back) is an [`ErrorKind::Parse`] with [`Location::Member`]; an archive that is
+/// not a zip is a `Parse` error at [`Location::File`]; an index that breaks the layout's
+/// rules is reported by the crate's validation ([`ErrorKind::InvalidIndptr`],
+/// [`ErrorKind::IndexOutOfBounds`], ...).
+///
+/// Each member of a bundle of named arrays must be a `.npy` of one of the 11 numeric
+/// dtypes ([`super::npy`]): an object array (`|O`, whose elements are pickled Python
+/// objects), a pickle, a bool or string array, or anything else is an [`ErrorKind::Parse`]
+/// naming the member (pickles are never loaded). Directory entries are skipped; two
+/// members of the same name are refused.
+///
+/// Sizes are checked before anything is read: every member's declared size (at most
+/// [`Limits::max_body_len`] and what its compressed bytes can inflate to; inflation stops
+/// at the declared size), the members' compressed sizes together at most the archive's
+/// length (members sharing compressed bytes, the trick of overlapping zip bombs, are
+/// refused), and their declared sizes together at most [`Limits::max_body_len`]; a scipy
+/// bundle's rank and nnz against `max_rank` and `max_nnz` ([`ErrorKind::LimitExceeded`]).
+/// Each array is then read zero-copy from its member's bytes when aligned and
+/// little-endian.
+///
+/// ```
+/// use arrow_tensor_ipc::formats::npz;
+/// use arrow_tensor_ipc::{CustomMetadata, Message, SparseTensor, Tensor, NAME_KEY};
+/// use std::io::Cursor;
+///
+/// // A bundle of named arrays.
+/// let w = Tensor::from_vec(vec![2, 2], vec![0.5f32, 1.5, 2.5, 3.5])?;
+/// let ids = Tensor::from_vec(vec![3], vec![7i64, 8, 9])?;
+/// let messages = [
+///     Message::from(w).with_custom_metadata(CustomMetadata::new([(NAME_KEY, "weights")])),
+///     Message::from(ids), // unnamed: written as arr_0, as numpy.savez names it
+/// ];
+/// let mut file = Cursor::new(Vec::new());
+/// npz::write(&messages, &mut file, &npz::WriteOptions::default().with_compressed(true))?;
+/// let back = npz::read(file.into_inner(), &npz::ReadOptions::default())?;
+/// assert_eq!(back.len(), 2);
+/// assert_eq!(back[0].name(), Some("weights"));
+/// assert_eq!(back[1].name(), Some("arr_0"));
+/// assert_eq!(back[1].as_tensor().unwrap().to_vec::<i64>()?, vec![7, 8, 9]);
+///
+/// // A scipy sparse bundle: one sparse message.
+/// let csr = SparseTensor::csr([3, 4], vec![0i32, 1, 1, 3], vec![2, 0, 3], vec![1.5f64, -2.0, 4.0])?;
+/// let mut file = Cursor::new(Vec::new());
+/// npz::write(&[Message::from(csr.clone())], &mut file, &npz::WriteOptions::default())?;
+/// let back = npz::read(file.into_inner(), &npz::ReadOptions::default())?;
+/// assert!(back[0].as_sparse().unwrap().content_eq(&csr));
+/// # Ok::<(), arrow_tensor_ipc::Error>(())
+/// ```
+pub fn read(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Vec<Message>> {
+    let data: Buffer = data.into();
+    read_from(std::io::Cursor::new(data.as_slice()), &options.limits)
+}
+
+/// [`read`] from a seekable reader (such as a file), which is not read into memory whole.
+pub(crate) fn read_from<R: Read + Seek>(reader: R, limits: &Limits) -> Result<Vec<Message>> {
+    bundle::read_archive(reader, limits)
+}
+
+/// Writes messages as an `.npz` archive, the counterpart of [`read`]: one sparse message
+/// as a scipy sparse bundle (a CSR, CSC or 2-d COO, as `scipy.sparse.save_npz` writes it,
+/// so that `scipy.sparse.load_npz` reads it as a `csr_matrix`, `csc_matrix` or
+/// `coo_matrix`), dense messages as a bundle of named arrays ([`BundleWriter`]: names from
+/// [`NAME_KEY`](crate::NAME_KEY), else `arr_0`, `arr_1`, ...). Sparse messages among
+/// others or a CSF tensor are an [`ErrorKind::UnsupportedLayout`], a sparse tensor of rank
+/// other than 2 an [`ErrorKind::InvalidRank`], a name used twice an
+/// [`ErrorKind::DuplicateName`].
+///
+/// A scipy bundle's members are written in scipy's order (`indices`, `indptr` or `row`,
+/// `col`; then `format`, `shape`, `data`), stored or deflated per
+/// [`WriteOptions::compressed`]; the index arrays keep their integer type; no `_is_array`
+/// member is written (wrap the result in `csr_array(...)` for an array). Dimension names
+/// are dropped. See [`read`] for an example.
+pub fn write<W: std::io::Write + Seek>(
+    messages: &[Message],
+    out: W,
+    options: &WriteOptions,
+) -> Result<()> {
+    if let [Message::SparseTensor(t)] = messages {
+        return sparse::write_sparse(t, out, options);
+    }
+    let mut w = BundleWriter::new(out, options);
+    for m in messages {
+        w.write(m)?;
+    }
+    w.finish().map(drop)
 }
 
 /// Reads one member into memory after checking its declared size.
@@ -229,7 +356,7 @@ impl<R: Read + Seek> Members<'_, R> {
 
     fn tensor(&mut self, name: &str) -> Result<Tensor> {
         let buffer = self.buffer(name)?;
-        npy::read_npy_buffer(buffer, self.limits).map_err(|e| in_member(name, e))
+        npy::read_tensor(buffer, self.limits).map_err(|e| in_member(name, e))
     }
 
     /// A one-dimensional member's data as a buffer of its value type.

@@ -1,60 +1,14 @@
 //! scipy sparse bundles (`scipy.sparse.save_npz` / `load_npz`): read into a
 //! [`SparseTensor`] and written from one.
 
-use super::{
-    finish_archive, index_type, member_error, member_options, npy, open_archive, Members,
-    NpzWriteOptions, FORMAT_MEMBER,
-};
+use super::{finish_archive, index_type, member_error, member_options, npy, Members, WriteOptions};
 use crate::array::IndexArray;
-use crate::codec::Limits;
 use crate::error::{ErrorKind, Result};
 use crate::sparse::{CompressedAxis, CooIndex, CooOrder, CsxIndex, SparseIndex, SparseTensor};
 use crate::types::{IndexType, ValueType};
 use arrow_buffer::Buffer;
 use npyz::zip;
 use std::io::{Read, Seek, Write};
-
-/// Reads a sparse matrix (or n-d COO array) as written by `scipy.sparse.save_npz`.
-///
-/// Values may be of any of the 11 [`ValueType`]s, indices of any integer type (scipy
-/// writes int32 or int64). The result is validated strictly. A missing member is an
-/// [`ErrorKind::Parse`] with [`Location::Member`]; so is a malformed member (bad `.npy`
-/// content, a wrong dtype or rank, a size that its zip entry cannot back); an archive that
-/// is not a zip is a `Parse` error at [`Location::File`]; sizes over `limits` (`max_rank`,
-/// `max_nnz`, `max_body_len` per member) are [`ErrorKind::LimitExceeded`]; an index that
-/// breaks the layout's rules is reported by the crate's validation
-/// ([`ErrorKind::InvalidIndptr`], [`ErrorKind::IndexOutOfBounds`], ...).
-///
-/// An archive without a `format.npy` member is a bundle of named arrays (`numpy.savez`),
-/// not a sparse matrix: it is refused with an [`ErrorKind::Parse`] naming `format.npy` and
-/// pointing to [`read_npz_messages`], which reads both kinds.
-///
-/// ```
-/// use arrow_tensor_ipc::formats::npz::{read_npz, write_npz, NpzWriteOptions};
-/// use arrow_tensor_ipc::{Limits, Scalar, SparseTensor};
-/// use std::io::Cursor;
-///
-/// let csr = SparseTensor::csr([3, 4], vec![0i32, 1, 1, 3], vec![2, 0, 3], vec![1.5f64, -2.0, 4.0])?;
-/// let mut file = Cursor::new(Vec::new());
-/// write_npz(&csr, &mut file, &NpzWriteOptions { compressed: true })?;
-///
-/// file.set_position(0);
-/// let back = read_npz(file, &Limits::default())?;
-/// assert_eq!(back.get(&[2, 3])?, Scalar::Float64(4.0));
-/// assert!(back.content_eq(&csr));
-/// # Ok::<(), arrow_tensor_ipc::Error>(())
-/// ```
-pub fn read_npz<R: Read + Seek>(reader: R, limits: &Limits) -> Result<SparseTensor> {
-    let mut m = open_archive(reader, limits)?;
-    if !m.has(FORMAT_MEMBER) {
-        return Err(member_error(
-            FORMAT_MEMBER,
-            "the member is missing: this is not a scipy sparse bundle but a bundle of named \
-             arrays (numpy.savez); read it with read_npz_messages",
-        ));
-    }
-    read_sparse(&mut m)
-}
 
 /// Reads a scipy sparse bundle.
 pub(super) fn read_sparse<R: Read + Seek>(m: &mut Members<'_, R>) -> Result<SparseTensor> {
@@ -192,7 +146,7 @@ fn coo_tensor(
 /// Writes one `.npy` member: header, then the little-endian data of a 1-d or scalar array.
 fn write_member<W: Write + Seek>(
     zip: &mut zip::ZipWriter<W>,
-    options: &NpzWriteOptions,
+    options: &WriteOptions,
     name: &str,
     descr: &str,
     shape: &[usize],
@@ -211,37 +165,18 @@ fn index_descr(t: IndexType) -> &'static str {
     npy::descr_of(ValueType::from_index_type(t))
 }
 
-/// Writes a CSR, CSC or 2-d COO [`SparseTensor`] as `scipy.sparse.save_npz` does, so that
-/// `scipy.sparse.load_npz` reads it (as a `csr_matrix`, `csc_matrix` or `coo_matrix`: no
-/// `_is_array` member is written; wrap the result in `csr_array(...)` for an array).
-///
-/// Members are written in scipy's order (`indices`, `indptr` or `row`, `col`; then
-/// `format`, `shape`, `data`), stored or deflated per [`NpzWriteOptions::compressed`];
-/// the index arrays keep their integer type. Dimension names are dropped. A CSF tensor or
-/// a COO of rank other than 2 is refused with [`ErrorKind::InvalidArgument`].
-///
-/// ```
-/// use arrow_tensor_ipc::formats::npz::{read_npz, write_npz, NpzWriteOptions};
-/// use arrow_tensor_ipc::{Limits, SparseTensor};
-/// use std::io::Cursor;
-///
-/// let coo = SparseTensor::coo(&[2, 3], vec![0i64, 2, 1, 0], vec![7u8, 9])?;
-/// let mut file = Cursor::new(Vec::new());
-/// write_npz(&coo, &mut file, &NpzWriteOptions::default())?;
-/// let back = read_npz(Cursor::new(file.into_inner()), &Limits::default())?;
-/// assert_eq!(back.to_dense()?.to_vec::<u8>()?, vec![0, 0, 7, 9, 0, 0]);
-/// # Ok::<(), arrow_tensor_ipc::Error>(())
-/// ```
-pub fn write_npz<W: Write + Seek>(
+/// Writes a CSR, CSC or 2-d COO tensor as a scipy sparse bundle (see [`super::write`]).
+pub(super) fn write_sparse<W: Write + Seek>(
     tensor: &SparseTensor,
     out: W,
-    options: &NpzWriteOptions,
+    options: &WriteOptions,
 ) -> Result<()> {
     if tensor.ndim() != 2 {
-        return Err(ErrorKind::InvalidArgument(format!(
-            "scipy .npz holds 2-d matrices; this tensor has rank {}",
-            tensor.ndim()
-        ))
+        return Err(ErrorKind::InvalidRank {
+            layout: "a scipy .npz sparse matrix",
+            needed: "rank 2",
+            rank: tensor.ndim(),
+        }
         .into());
     }
     let mut zip = zip::ZipWriter::new(out);
@@ -298,9 +233,11 @@ pub fn write_npz<W: Write + Seek>(
             "coo"
         }
         SparseIndex::Csf(_) => {
-            return Err(ErrorKind::InvalidArgument(
-                "scipy .npz has no CSF layout: convert to CSR, CSC or COO first".into(),
-            )
+            return Err(ErrorKind::UnsupportedLayout {
+                operation: "writing a scipy .npz sparse bundle",
+                expected: "CSR, CSC or COO (convert CSF first)",
+                found: "CSF".into(),
+            }
             .into())
         }
     };

@@ -1,24 +1,6 @@
-//! NumPy `.npy` files: one dense array, read into a [`Tensor`] and written from one.
-//!
-//! A `.npy` file is the magic `\x93NUMPY`, a version (1.0, 2.0 or 3.0), the length of a
-//! header, the header (a Python dict literal with the keys `descr`, `fortran_order` and
-//! `shape`) and the raw elements. The readers take the 11 numeric dtypes of [`ValueType`]
-//! (`i1`..`i8`, `u1`..`u8`, `f2`, `f4`, `f8`), little- or big-endian (big-endian data is
-//! converted to little-endian), in C order (row-major strides) or Fortran order
-//! (column-major strides, no transposing copy). Booleans, strings, objects, complex numbers,
-//! dates and structured dtypes are refused with [`ErrorKind::TypeMismatch`].
-//!
-//! The header is parsed here rather than by `npyz`: npyz's header reader allocates the
-//! header length the file claims before reading it (up to 4 GiB for a version 2 header),
-//! multiplies the shape without an overflow check (a panic in debug builds) and parses the
-//! dict with a recursive Python-literal parser. This parser reads only the bytes present,
-//! accepts exactly the literal numpy writes (any key order, either quote, optional trailing
-//! commas and whitespace) and checks every size against [`Limits`] and the bytes present
-//! before any allocation. The elements are then copied in bulk (or not at all).
-//!
-//! Writing ([`write_npy`]) produces a version 1.0 file (2.0 when the header needs more than
-//! 65535 bytes) with the header padded to 64 bytes as numpy does. `.npy` files have no
-//! dimension names: a tensor's names are dropped.
+//! The header of a `.npy` file: the magic, the version, the header length and the Python
+//! dict literal (`descr`, `fortran_order`, `shape`), parsed from the bytes present only and
+//! checked against [`Limits`] before anything is allocated; and the header numpy writes.
 
 // Untrusted input: no panicking shortcuts (enforced by clippy in CI).
 #![deny(
@@ -30,13 +12,12 @@
 
 use crate::codec::Limits;
 use crate::error::{ErrorKind, Location, Result};
-use crate::tensor::{column_major_strides, element_count, row_major_strides, Tensor};
 use crate::types::ValueType;
-use arrow_buffer::{Buffer, MutableBuffer};
-use std::io::Write;
 
-const MAGIC: &[u8; 6] = b"\x93NUMPY";
+/// The magic at the start of every `.npy` file.
+pub(crate) const MAGIC: &[u8; 6] = b"\x93NUMPY";
 
+/// An [`ErrorKind::Parse`] of the npy format at `location`.
 pub(crate) fn parse_error(location: Location, reason: impl Into<String>) -> crate::Error {
     ErrorKind::Parse {
         format: "npy",
@@ -385,163 +366,6 @@ pub(crate) fn parse_header(bytes: &[u8], limits: &Limits) -> Result<Header> {
     })
 }
 
-/// Header checks shared by both readers: the value type, the data length, the limits.
-/// Returns the value type, whether it is big-endian, and the byte strides.
-fn check(header: &Header, data_len: usize, limits: &Limits) -> Result<(ValueType, bool, usize)> {
-    let (t, big) = match &header.descr {
-        None => {
-            return Err(ErrorKind::TypeMismatch {
-                expected: "a numeric dtype (int8..uint64, float16..float64)".into(),
-                found: "a structured dtype".into(),
-            }
-            .into())
-        }
-        Some(d) => numeric_type(d).ok_or_else(|| ErrorKind::TypeMismatch {
-            expected: "a numeric dtype (int8..uint64, float16..float64)".into(),
-            found: if d.ends_with("b1") || d == "?" {
-                format!("bool ({d:?}): convert it to uint8 first")
-            } else {
-                format!("dtype {d:?}")
-            },
-        })?,
-    };
-    let count = element_count(&header.shape).ok_or_else(|| ErrorKind::Overflow {
-        quantity: crate::Quantity::ElementCount {
-            shape: header.shape.clone(),
-        },
-    })?;
-    if count > limits.max_dense_elements {
-        return Err(ErrorKind::LimitExceeded {
-            what: "npy element count",
-            value: count as u64,
-            limit: limits.max_dense_elements as u64,
-        }
-        .into());
-    }
-    let nbytes = count
-        .checked_mul(t.byte_width())
-        .ok_or_else(|| ErrorKind::Overflow {
-            quantity: crate::Quantity::ByteSize {
-                shape: header.shape.clone(),
-            },
-        })?;
-    if nbytes as u64 > limits.max_body_len {
-        return Err(ErrorKind::LimitExceeded {
-            what: "npy data length",
-            value: nbytes as u64,
-            limit: limits.max_body_len,
-        }
-        .into());
-    }
-    if data_len != nbytes {
-        let what = if data_len < nbytes {
-            "the data is truncated"
-        } else {
-            "bytes follow the data"
-        };
-        return Err(parse_error(
-            Location::Byte(header.data_offset as u64),
-            format!(
-                "{what}: shape {:?} of {t} needs {nbytes} bytes, {data_len} present",
-                header.shape
-            ),
-        ));
-    }
-    Ok((t, big, nbytes))
-}
-
-fn strides(header: &Header, t: ValueType) -> Vec<usize> {
-    if header.fortran {
-        column_major_strides(&header.shape, t.byte_width())
-    } else {
-        row_major_strides(&header.shape, t.byte_width())
-    }
-}
-
-/// Copies `data` into fresh aligned memory, swapping the byte order of each element of
-/// `width` bytes when `swap` is set.
-fn aligned_copy(data: &[u8], width: usize, swap: bool) -> Buffer {
-    let mut out = MutableBuffer::from_len_zeroed(data.len());
-    out.as_slice_mut().copy_from_slice(data);
-    if swap {
-        for c in out.as_slice_mut().chunks_exact_mut(width) {
-            c.reverse();
-        }
-    }
-    out.into()
-}
-
-/// Reads a `.npy` file held in memory into a [`Tensor`] (its data copied into aligned
-/// memory; see [`read_npy_buffer`] for a zero-copy read).
-///
-/// C-order files get row-major strides, Fortran-order files column-major strides (the data
-/// is not transposed); big-endian data is converted to little-endian. Malformed files are
-/// [`ErrorKind::Parse`] errors naming the header or byte offset; a dtype other than the 11
-/// numeric ones is an [`ErrorKind::TypeMismatch`]; sizes over `limits`
-/// (`max_rank`, `max_dense_elements` elements, `max_body_len` data bytes) are
-/// [`ErrorKind::LimitExceeded`].
-///
-/// ```
-/// use arrow_tensor_ipc::formats::npy::{read_npy, write_npy};
-/// use arrow_tensor_ipc::{Limits, Scalar, Tensor};
-///
-/// let t = Tensor::from_vec(vec![2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
-/// let mut file = Vec::new();
-/// write_npy(&t, &mut file)?;
-/// assert!(file.starts_with(b"\x93NUMPY"));
-///
-/// let back = read_npy(&file, &Limits::default())?;
-/// assert_eq!(back.shape(), &[2, 3]);
-/// assert_eq!(back.get(&[1, 2])?, Scalar::Float32(6.0));
-/// assert!(back.content_eq(&t));
-/// # Ok::<(), arrow_tensor_ipc::Error>(())
-/// ```
-pub fn read_npy(bytes: &[u8], limits: &Limits) -> Result<Tensor> {
-    let header = parse_header(bytes, limits)?;
-    let data = bytes.get(header.data_offset..).unwrap_or_default();
-    let (t, big, _) = check(&header, data.len(), limits)?;
-    let buffer = aligned_copy(data, t.byte_width(), big);
-    let strides = strides(&header, t);
-    Tensor::try_new(t, header.shape, strides, buffer)
-}
-
-/// Reads a `.npy` file held in an Arrow [`Buffer`] into a [`Tensor`] without copying: the
-/// tensor's data is a slice of `buffer` when the file is little-endian and its data is
-/// aligned for the value type (numpy pads the header so that the data starts at a
-/// multiple of 64 bytes; the buffer's own start must be aligned too). Big-endian or
-/// misaligned data is copied. Errors as for [`read_npy`].
-///
-/// ```
-/// use arrow_tensor_ipc::formats::npy::{read_npy_buffer, write_npy};
-/// use arrow_tensor_ipc::{Limits, Tensor};
-///
-/// let t = Tensor::from_vec(vec![4], vec![1i64, -2, 3, -4])?;
-/// let mut file = Vec::new();
-/// write_npy(&t, &mut file)?;
-/// let buffer = arrow_buffer::Buffer::from_vec(file);
-///
-/// let back = read_npy_buffer(buffer.clone(), &Limits::default())?;
-/// assert_eq!(back.as_slice::<i64>(), Some(&[1i64, -2, 3, -4][..]));
-/// // The data is the file's own bytes: the last 32, after the header (padded to 128).
-/// assert_eq!(buffer.len(), 128 + 32);
-/// assert_eq!(back.data().as_ptr(), buffer.as_slice()[128..].as_ptr());
-/// # Ok::<(), arrow_tensor_ipc::Error>(())
-/// ```
-pub fn read_npy_buffer(buffer: Buffer, limits: &Limits) -> Result<Tensor> {
-    let header = parse_header(buffer.as_slice(), limits)?;
-    let data_len = buffer.len().saturating_sub(header.data_offset);
-    let (t, big, nbytes) = check(&header, data_len, limits)?;
-    let w = t.byte_width();
-    let data = buffer.slice_with_length(header.data_offset, nbytes);
-    let data = if big || !(data.as_ptr() as usize).is_multiple_of(w) {
-        aligned_copy(data.as_slice(), w, big)
-    } else {
-        data
-    };
-    let strides = strides(&header, t);
-    Tensor::try_new(t, header.shape, strides, data)
-}
-
 /// The header bytes (magic, version, length and the padded dict) of a `.npy` file.
 pub(crate) fn header_bytes(descr: &str, fortran: bool, shape: &[usize]) -> Vec<u8> {
     let mut dims = String::new();
@@ -577,41 +401,4 @@ pub(crate) fn header_bytes(descr: &str, fortran: bool, shape: &[usize]) -> Vec<u
     out.resize(prefix + header_len - 1, b' ');
     out.push(b'\n');
     out
-}
-
-/// Writes a [`Tensor`] as a `.npy` file (little-endian, format version 1.0).
-///
-/// A row-major tensor is written in C order and a column-major one with
-/// `fortran_order: True`, both straight from its buffer; a tensor with other strides is
-/// written in C order from a row-major copy. `.npy` files have no dimension names: the
-/// tensor's names are dropped.
-///
-/// ```
-/// use arrow_tensor_ipc::formats::npy::{read_npy, write_npy};
-/// use arrow_tensor_ipc::{column_major_strides, Limits, Tensor, ValueType};
-///
-/// // A column-major 2 x 2 tensor keeps its layout: the file says fortran_order True.
-/// let data = arrow_buffer::Buffer::from_vec(vec![1u16, 2, 3, 4]);
-/// let t = Tensor::try_new(ValueType::UInt16, vec![2, 2], column_major_strides(&[2, 2], 2), data)?;
-/// let mut file = Vec::new();
-/// write_npy(&t, &mut file)?;
-/// assert!(std::str::from_utf8(&file[10..64]).unwrap().contains("'fortran_order': True"));
-/// let back = read_npy(&file, &Limits::default())?;
-/// assert_eq!(back.strides(), t.strides());
-/// assert_eq!(back.to_vec::<u16>()?, vec![1, 3, 2, 4]);
-/// # Ok::<(), arrow_tensor_ipc::Error>(())
-/// ```
-pub fn write_npy<W: Write>(tensor: &Tensor, mut out: W) -> Result<()> {
-    let t = tensor.value_type();
-    let n = tensor.len() * t.byte_width();
-    let fortran = !tensor.is_row_major() && tensor.is_column_major();
-    let header = header_bytes(descr_of(t), fortran, tensor.shape());
-    out.write_all(&header)?;
-    if fortran {
-        out.write_all(tensor.data().as_slice().get(..n).unwrap_or_default())?;
-    } else {
-        out.write_all(tensor.row_major_bytes().as_slice())?;
-    }
-    out.flush()?;
-    Ok(())
 }

@@ -1,0 +1,391 @@
+//! What the text readers and writers (Matrix Market, FROSTT) share: splitting a byte slice
+//! into chunks at line boundaries and parsing them on several threads (or a bounded batch at
+//! a time), the loop over entry lines that skips blank and comment lines, the fields of a
+//! line, and turning a byte offset into the 1-based line number an error names. Numbers
+//! are in [`value`], the entries a reader collects and their canonical-order merge in
+//! [`entries`], the parallel writers in [`write`].
+
+// The readers handle untrusted bytes: no panicking shortcuts.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+pub(crate) mod chunks;
+pub(crate) mod entries;
+pub(crate) mod value;
+pub(crate) mod write;
+
+use super::Progress;
+use crate::error::{Error, ErrorKind, Location};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use value::TextValue;
+
+/// Smallest chunk handed to a thread of its own: smaller inputs are parsed on the
+/// calling thread.
+const MIN_CHUNK: usize = 1 << 20;
+
+/// Entries per batch of the chunked readers, by default.
+pub(crate) const CHUNK_ENTRIES: usize = 1 << 20;
+
+/// The `with_*` setters that the read options of both text formats share (for their
+/// fields `index_type`, `limits`, `threads`, `progress` and `chunk_entries`).
+macro_rules! read_option_setters {
+    ($options:ident) => {
+        impl<'a> $options<'a> {
+            /// Sets the integer type of the coordinates (`index_type`).
+            pub fn with_index_type(mut self, index_type: $crate::IndexType) -> Self {
+                self.index_type = index_type;
+                self
+            }
+
+            /// Sets the size limits (`limits`).
+            pub fn with_limits(mut self, limits: $crate::Limits) -> Self {
+                self.limits = limits;
+                self
+            }
+
+            /// Sets the number of parsing threads (`threads`; 0: every core).
+            pub fn with_threads(mut self, threads: usize) -> Self {
+                self.threads = threads;
+                self
+            }
+
+            /// Sets the progress callback (`progress`).
+            pub fn with_progress(mut self, progress: $crate::formats::Progress<'a>) -> Self {
+                self.progress = Some(progress);
+                self
+            }
+
+            /// Sets the entries per batch of `read_chunks` (`chunk_entries`; at least 1).
+            pub fn with_chunk_entries(mut self, entries: usize) -> Self {
+                self.chunk_entries = entries.max(1);
+                self
+            }
+        }
+    };
+}
+pub(crate) use read_option_setters;
+
+/// Bytes parsed between two calls of the progress callback (per thread).
+pub(crate) const PROGRESS_STEP: usize = 1 << 22;
+
+/// An error found while parsing a chunk: the byte offset (in the whole file) of the line it
+/// concerns and what is wrong. Turned into an [`Error`] naming the line by [`LineError::into_error`].
+#[derive(Debug)]
+pub(crate) struct LineError {
+    /// Offset of a byte of the offending line.
+    pub offset: usize,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl LineError {
+    /// An error at byte `offset`.
+    pub fn new(offset: usize, reason: impl Into<String>) -> Self {
+        LineError {
+            offset,
+            reason: reason.into(),
+        }
+    }
+
+    /// The [`ErrorKind::Parse`] error naming the 1-based line of `bytes` holding the offset.
+    pub fn into_error(self, format: &'static str, bytes: &[u8]) -> Error {
+        parse_error(format, line_of(bytes, self.offset), self.reason)
+    }
+}
+
+/// The 1-based number of the line of `bytes` that holds byte `offset` (one more than the
+/// number of newlines before it).
+pub(crate) fn line_of(bytes: &[u8], offset: usize) -> u64 {
+    let before = bytes.get(..offset).unwrap_or(bytes);
+    1 + before.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+/// An [`ErrorKind::Parse`] error at a line.
+pub(crate) fn parse_error(format: &'static str, line: u64, reason: impl Into<String>) -> Error {
+    ErrorKind::Parse {
+        format,
+        location: Location::Line(line),
+        reason: reason.into(),
+    }
+    .into()
+}
+
+/// The number of threads to use: `threads`, or the machine's parallelism when 0.
+pub(crate) fn resolve_threads(threads: usize) -> usize {
+    if threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        threads
+    }
+}
+
+/// Splits `range` of `bytes` into at most `threads` chunks of at least [`MIN_CHUNK`] bytes
+/// (but one), each ending just after a newline (the last at the end of the range).
+pub(crate) fn split_lines(bytes: &[u8], range: Range<usize>, threads: usize) -> Vec<Range<usize>> {
+    let len = range.end.saturating_sub(range.start);
+    let n = threads.clamp(1, (len / MIN_CHUNK).max(1));
+    let mut out = Vec::with_capacity(n);
+    let mut start = range.start;
+    for k in 1..n {
+        let target = range.start + len / n * k;
+        if target <= start {
+            continue;
+        }
+        let end = match bytes
+            .get(target..range.end)
+            .and_then(|s| s.iter().position(|&b| b == b'\n'))
+        {
+            Some(p) => target + p + 1,
+            None => break,
+        };
+        out.push(start..end);
+        start = end;
+    }
+    out.push(start..range.end);
+    out
+}
+
+/// Runs `f` on every chunk, each on a thread of its own (the only one on the calling
+/// thread), and returns the results in chunk order.
+pub(crate) fn run_chunks<R: Send>(
+    chunks: &[Range<usize>],
+    f: impl Fn(Range<usize>) -> R + Sync,
+) -> crate::Result<Vec<R>> {
+    if let [only] = chunks {
+        return Ok(vec![f(only.clone())]);
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|c| {
+                let f = &f;
+                let c = c.clone();
+                scope.spawn(move || f(c))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().map_err(|_| {
+                    ErrorKind::WorkerFailed {
+                        job: "text parsing",
+                    }
+                    .into()
+                })
+            })
+            .collect()
+    })
+}
+
+/// Sums the bytes parsed by every thread and reports the total to a progress callback.
+pub(crate) struct ProgressCounter<'a> {
+    total: AtomicU64,
+    callback: Option<Progress<'a>>,
+}
+
+impl<'a> ProgressCounter<'a> {
+    /// A counter starting at `start` bytes (the header) reporting to `callback`.
+    pub fn new(callback: Option<Progress<'a>>, start: usize) -> Self {
+        ProgressCounter {
+            total: AtomicU64::new(start as u64),
+            callback,
+        }
+    }
+
+    /// Adds `n` parsed bytes and reports the new total.
+    pub fn add(&self, n: usize) {
+        if let Some(cb) = self.callback {
+            let now = self.total.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
+            cb(now);
+        }
+    }
+
+    /// Whether a callback listens (parsers skip the bookkeeping otherwise).
+    pub fn active(&self) -> bool {
+        self.callback.is_some()
+    }
+}
+
+/// Position of the first byte at or after `p` that is neither a space nor a tab.
+#[inline]
+pub(crate) fn skip_blanks(s: &[u8], mut p: usize) -> usize {
+    while let Some(&b) = s.get(p) {
+        if b == b' ' || b == b'\t' {
+            p += 1;
+        } else {
+            break;
+        }
+    }
+    p
+}
+
+/// Position just after the newline ending the line that holds `p` (or the end of `s`).
+#[inline]
+pub(crate) fn next_line(s: &[u8], p: usize) -> usize {
+    match s.get(p..).and_then(|r| r.iter().position(|&b| b == b'\n')) {
+        Some(q) => p + q + 1,
+        None => s.len(),
+    }
+}
+
+/// Whether `b` ends a number: a separator, the end of a line or of the input.
+#[inline]
+pub(crate) fn ends_field(b: Option<&u8>) -> bool {
+    matches!(b, None | Some(b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+/// Checks that only blanks (and a `\r`) follow `p` up to the end of the line; returns the
+/// position after the newline.
+#[inline]
+pub(crate) fn finish_line(s: &[u8], p: usize) -> Result<usize, &'static str> {
+    let mut p = skip_blanks(s, p);
+    if s.get(p) == Some(&b'\r') {
+        p += 1;
+    }
+    match s.get(p) {
+        None => Ok(p),
+        Some(b'\n') => Ok(p + 1),
+        Some(_) => Err("unexpected text after the last field"),
+    }
+}
+
+/// Parses an unsigned decimal integer (digits only) at `p`, followed by a separator or the
+/// end of the line. Returns the value and the position after it.
+#[inline]
+pub(crate) fn parse_u64(s: &[u8], p: usize) -> Result<(u64, usize), &'static str> {
+    let mut v: u64 = 0;
+    let mut q = p;
+    while let Some(&b) = s.get(q) {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(d)))
+            .ok_or("integer too large")?;
+        q += 1;
+    }
+    if q == p {
+        return Err(match s.get(p) {
+            None | Some(b'\n' | b'\r') => "line ends early: a field is missing",
+            Some(_) => "not an unsigned integer",
+        });
+    }
+    if !ends_field(s.get(q)) {
+        return Err("not an unsigned integer");
+    }
+    Ok((v, q))
+}
+
+/// Whether the line whose first non-blank byte is at `q` holds no entry: it is empty, or a
+/// comment (starting with `comment`). Returns the start of the next line when so.
+#[inline]
+pub(crate) fn skip_empty(s: &[u8], q: usize, comment: u8) -> Option<usize> {
+    match s.get(q) {
+        None => Some(q),
+        Some(b'\n') => Some(q + 1),
+        Some(&c) if c == comment => Some(next_line(s, q)),
+        Some(b'\r') if matches!(s.get(q + 1), None | Some(b'\n')) => Some(next_line(s, q)),
+        _ => None,
+    }
+}
+
+/// The whitespace-separated words of a line.
+pub(crate) fn words(line: &[u8]) -> impl Iterator<Item = &[u8]> {
+    line.split(|b| b.is_ascii_whitespace())
+        .filter(|w| !w.is_empty())
+}
+
+/// The number of whitespace-separated words of the line that starts at `p`.
+#[cfg_attr(not(feature = "frostt"), allow(dead_code))] // FROSTT counts the fields of a line
+pub(crate) fn count_words(s: &[u8], p: usize) -> usize {
+    words(s.get(p..next_line(s, p)).unwrap_or_default()).count()
+}
+
+/// Parses the value field at `q` of a line, which must end at a separator or the end of
+/// the line; returns it and the position after it.
+#[inline]
+pub(crate) fn parse_value<T: TextValue>(s: &[u8], q: usize) -> Result<(T, usize), &'static str> {
+    let (v, n) = T::parse(s.get(q..).unwrap_or_default())?;
+    if !ends_field(s.get(q + n)) {
+        return Err("not a number");
+    }
+    Ok((v, q + n))
+}
+
+/// Parses one entry line: given the input up to the end of the chunk, the offset of the
+/// line's first byte and of its first non-blank byte, adds what the line holds to the sink
+/// and returns the position after the line.
+pub(crate) type LineParser<'f, C> =
+    &'f (dyn Fn(&[u8], usize, usize, &mut C) -> Result<usize, LineError> + Sync);
+
+/// Parses the entry lines of `range` of `bytes` into `sink`, skipping empty lines and
+/// comment lines (starting with `comment`), until the range ends or `full(sink)` holds
+/// after a line. Returns the position after the last line parsed. Reports the bytes
+/// parsed to `progress`.
+pub(crate) fn parse_lines<C>(
+    bytes: &[u8],
+    range: Range<usize>,
+    comment: u8,
+    sink: &mut C,
+    line: LineParser<'_, C>,
+    full: impl Fn(&C) -> bool,
+    progress: &ProgressCounter<'_>,
+) -> Result<usize, LineError> {
+    let s = bytes.get(..range.end).unwrap_or_default();
+    let mut p = range.start;
+    let mut reported = p;
+    while p < range.end {
+        let q = skip_blanks(s, p);
+        if let Some(next) = skip_empty(s, q, comment) {
+            p = next;
+            continue;
+        }
+        p = line(s, p, q, sink)?;
+        if progress.active() && p - reported >= PROGRESS_STEP {
+            progress.add(p - reported);
+            reported = p;
+        }
+        if full(sink) {
+            break;
+        }
+    }
+    if progress.active() {
+        progress.add(p.saturating_sub(reported));
+    }
+    Ok(p)
+}
+
+/// Parses the entry lines of `data` (a range of `bytes`) on up to `threads` threads (0:
+/// one per core), each on a share of whole lines with a sink made by `new` (given the
+/// share's length), and returns the sinks in file order. The first malformed line is an
+/// [`ErrorKind::Parse`] of `format` naming its line.
+#[allow(clippy::too_many_arguments)] // the readers name each part of the job at the call
+pub(crate) fn parse_parallel<C: Send>(
+    format: &'static str,
+    bytes: &[u8],
+    data: Range<usize>,
+    threads: usize,
+    comment: u8,
+    progress: Option<Progress<'_>>,
+    new: impl Fn(usize) -> C + Sync,
+    line: LineParser<'_, C>,
+) -> crate::Result<Vec<C>> {
+    let chunks = split_lines(bytes, data.clone(), resolve_threads(threads));
+    let progress = ProgressCounter::new(progress, data.start);
+    let results = run_chunks(&chunks, |range: Range<usize>| {
+        let mut sink = new(range.len());
+        parse_lines(bytes, range, comment, &mut sink, line, |_| false, &progress).map(|_| sink)
+    })?;
+    let mut parts = Vec::with_capacity(results.len());
+    for r in results {
+        parts.push(r.map_err(|e| e.into_error(format, bytes))?);
+    }
+    Ok(parts)
+}
