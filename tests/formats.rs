@@ -135,7 +135,7 @@ fn agnostic_options_reach_the_format() {
     );
 
     // Writing: a symmetric Matrix Market file; .npy expands sparse under the limits.
-    let sym = SparseTensor::coo(&[2, 2], vec![0i64, 1, 1, 0], vec![7.0f64, 7.0]).unwrap();
+    let sym = SparseTensor::coo([2, 2], vec![0i64, 1, 1, 0], vec![7.0f64, 7.0]).unwrap();
     let path = scratch("sym.mtx");
     let o = formats::WriteOptions::default().with_symmetry(mtx::Symmetry::Symmetric);
     formats::write_path(&path, &[Message::from(sym.clone())], &o).unwrap();

@@ -281,7 +281,7 @@ fn coo_layouts_and_rank_errors() {
         vec![2, 0, 0, 0, 0, 41]
     );
     // CSF and rank 3 are refused.
-    let coo3 = SparseTensor::coo(&[2, 2, 2], vec![0i64, 1, 1], vec![5i16]).unwrap();
+    let coo3 = SparseTensor::coo([2, 2, 2], vec![0i64, 1, 1], vec![5i16]).unwrap();
     let e = write_sparse(
         &coo3,
         Cursor::new(Vec::new()),
@@ -290,7 +290,7 @@ fn coo_layouts_and_rank_errors() {
     .unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::InvalidRank { .. }), "{e}");
     // A CSF matrix (rank 2) is refused for its layout.
-    let coo2 = SparseTensor::coo(&[2, 2], vec![0i64, 1], vec![5i16]).unwrap();
+    let coo2 = SparseTensor::coo([2, 2], vec![0i64, 1], vec![5i16]).unwrap();
     let csf = coo2
         .to_format(SparseFormat::Csf, &ConvertOptions::default())
         .unwrap();
