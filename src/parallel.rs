@@ -37,24 +37,41 @@ pub(crate) fn threads_for(n: usize, requested: usize) -> usize {
     }
 }
 
-/// Runs `job(p)` for every part `p` in `0..parts` and returns the results in part order.
+/// Runs `job(p, input)` for every part `p` of `inputs` (part `p` takes `inputs[p]`) and
+/// returns the results in part order.
 ///
-/// Parts are taken in order by up to `parts` threads: the calling thread and scoped
+/// Parts are taken in order by up to `threads` threads: the calling thread and scoped
 /// threads spawned for the call (a thread that cannot be spawned leaves its parts to the
 /// others). A part that panics stops the job: the parts not yet started are skipped and
 /// the call returns [`ErrorKind::WorkerFailed`] naming `what` (the panic message goes to
 /// the panic hook as usual). Nothing a failed job produced is returned.
-pub(crate) fn run_parts<R, F>(parts: usize, what: &'static str, job: F) -> Result<Vec<R>>
+pub(crate) fn run<T, R, F>(
+    threads: usize,
+    inputs: Vec<T>,
+    what: &'static str,
+    job: F,
+) -> Result<Vec<R>>
 where
+    T: Send,
     R: Send,
-    F: Fn(usize) -> R + Sync,
+    F: Fn(usize, T) -> R + Sync,
 {
-    if parts <= 1 {
-        return match catch_unwind(AssertUnwindSafe(|| (0..parts).map(&job).collect())) {
+    let parts = inputs.len();
+    let threads = threads.clamp(1, parts.max(1));
+    if threads == 1 {
+        let all = || {
+            inputs
+                .into_iter()
+                .enumerate()
+                .map(|(p, x)| job(p, x))
+                .collect()
+        };
+        return match catch_unwind(AssertUnwindSafe(all)) {
             Ok(results) => Ok(results),
             Err(_) => fail(ErrorKind::WorkerFailed { job: what }),
         };
     }
+    let inputs: Vec<Mutex<Option<T>>> = inputs.into_iter().map(|x| Mutex::new(Some(x))).collect();
     let slots: Vec<Mutex<Option<R>>> = (0..parts).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
@@ -63,9 +80,13 @@ where
         if p >= parts || failed.load(Ordering::Relaxed) {
             return;
         }
-        // The job's state is dropped with the job when a part panics: only the flag is
-        // read afterwards, so no broken invariant is observed.
-        match catch_unwind(AssertUnwindSafe(|| job(p))) {
+        let Some(input) = inputs[p].lock().ok().and_then(|mut x| x.take()) else {
+            failed.store(true, Ordering::Relaxed);
+            return;
+        };
+        // A part that panics drops its state with it: only the flag is read afterwards,
+        // so no broken invariant is observed.
+        match catch_unwind(AssertUnwindSafe(|| job(p, input))) {
             Ok(r) => {
                 if let Ok(mut slot) = slots[p].lock() {
                     *slot = Some(r);
@@ -75,7 +96,7 @@ where
         }
     };
     std::thread::scope(|s| {
-        for _ in 1..parts {
+        for _ in 1..threads {
             if std::thread::Builder::new().spawn_scoped(s, work).is_err() {
                 break;
             }
@@ -114,16 +135,32 @@ mod tests {
 
     #[test]
     fn results_come_in_part_order() {
-        for parts in [0, 1, 2, 3, 9] {
-            let out = run_parts(parts, "a test", |p| p * 10).unwrap();
-            assert_eq!(out, (0..parts).map(|p| p * 10).collect::<Vec<_>>());
+        for threads in [1, 2, 4] {
+            for parts in [0, 1, 2, 3, 9] {
+                let inputs: Vec<usize> = (0..parts).map(|p| p + 100).collect();
+                let out = run(threads, inputs, "a test", |p, x| (p, x)).unwrap();
+                assert_eq!(out, (0..parts).map(|p| (p, p + 100)).collect::<Vec<_>>());
+            }
         }
     }
 
     #[test]
+    fn parts_write_their_own_slices() {
+        let mut out = vec![0u32; 10];
+        let inputs: Vec<&mut [u32]> = out.chunks_mut(3).collect();
+        let lens = run(3, inputs, "a test", |p, part| {
+            part.fill(p as u32 + 1);
+            part.len()
+        })
+        .unwrap();
+        assert_eq!(lens, [3, 3, 3, 1]);
+        assert_eq!(out, [1, 1, 1, 2, 2, 2, 3, 3, 3, 4]);
+    }
+
+    #[test]
     fn a_panicking_part_is_an_error() {
-        for parts in [1, 2, 5] {
-            let r = run_parts(parts, "a test", |p| {
+        for (threads, parts) in [(1, 1), (1, 3), (2, 2), (3, 5)] {
+            let r = run(threads, vec![(); parts], "a test", |p, ()| {
                 assert!(p != parts - 1, "the last part fails");
                 p
             });

@@ -111,19 +111,15 @@ fn scan<T: NativeValue, W: NativeIndex>(
     }
     // The first part goes into `e`, which has room for all; the others into their own.
     let share = expected / parts + 1024;
-    let first = std::sync::Mutex::new(Some(e));
+    let mut parts_in = vec![e];
+    parts_in.extend((1..parts).map(|_| unordered(ndim, share)));
     let walk = &walk;
-    let found = parallel::run_parts(parts, "a dense to sparse scan", |p| {
-        let own = match p {
-            0 => first.lock().ok().and_then(|mut f| f.take()),
-            _ => None,
-        };
-        let mut part = own.unwrap_or_else(|| unordered(ndim, share));
+    let found = parallel::run(parts, parts_in, "a dense to sparse scan", |p, mut part| {
         scan_part(data, shape, es, walk, range(p), &mut part);
         part
     })?;
     let mut found = found.into_iter();
-    // `run_parts` returns one result per part: `parts > 1` of them.
+    // One result per part: `parts > 1` of them.
     let mut e = found.next().unwrap_or_else(|| unordered(ndim, 0));
     for part in found {
         e.coords.extend_from_slice(&part.coords);

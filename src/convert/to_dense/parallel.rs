@@ -120,7 +120,7 @@ pub(crate) struct Filled<'a> {
 /// is the output range `bounds[p]..bounds[p + 1]` (`bounds` increase from 0 to `total`),
 /// handed to `job(p, writer)`, which returns the writer's [`Filled`] proof (or an error).
 ///
-/// The parts run through [`crate::parallel::run_parts`]. Each thread initialises only its
+/// The parts run through [`crate::parallel::run`], one thread per part. Each thread initialises only its
 /// own ranges, when it fills them (while the memory is in its cache); no thread zeroes the
 /// whole output first.
 ///
@@ -148,16 +148,11 @@ where
     let mut rest = &mut out.spare_capacity_mut()[..total];
     for w in bounds.windows(2) {
         let (head, tail) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
-        // Part `p` takes writer `p`.
-        writers.push(std::sync::Mutex::new(Some(DenseWriter::new(head))));
+        writers.push(DenseWriter::new(head));
         rest = tail;
     }
     // The number of elements of the part's range, matched to its proof.
-    let results = crate::parallel::run_parts(parts, JOB, |p| -> Result<usize> {
-        let taken = writers.get(p).and_then(|w| w.lock().ok()?.take());
-        let Some(writer) = taken else {
-            return fail(ErrorKind::WorkerFailed { job: JOB });
-        };
+    let results = crate::parallel::run(parts, writers, JOB, |p, writer| -> Result<usize> {
         let (start, len) = (writer.buf.as_ptr().cast::<()>(), writer.len());
         let proof = job(p, writer)?;
         if proof.start != start || proof.len != len {
@@ -178,9 +173,10 @@ where
     // A range counts towards `filled` only when its job returned a `Filled` proof naming
     // the range (same start and length); a proof comes only from `DenseWriter::finish` on a
     // writer whose whole range is initialised (its methods write whole values and never
-    // shrink the initialised prefix), and no two ranges share a start unless empty. Part
-    // `p` takes only writer `p`, once, so `filled == total` means every range is initialised:
-    // the first `total` elements are. `T: Copy`, so nothing needs dropping either way.
+    // shrink the initialised prefix), and no two ranges share a start unless empty.
+    // `parallel::run` hands each writer to one job call only, so each range counts at most
+    // once, and `filled == total` means every range is initialised: the first `total`
+    // elements are. `T: Copy`, so nothing needs dropping either way.
     #[allow(unsafe_code)]
     unsafe {
         out.set_len(total)
