@@ -43,7 +43,7 @@ fn make_input(shape: &[usize], nnz: usize) -> Tensor {
             placed += 1;
         }
     }
-    Tensor::from_vec(shape.to_vec(), data).expect("input tensor")
+    Tensor::from_vec(shape, data).expect("input tensor")
 }
 
 /// A shape, its name and the layouts benchmarked at it.
@@ -85,12 +85,10 @@ fn conversions(c: &mut Criterion) {
             });
             let sparse = convert::from_dense(&dense, format, &one).unwrap();
             group.bench_function(format!("{kind}_to_dense"), |b| {
-                b.iter(|| convert::to_dense_with(black_box(&sparse), usize::MAX, &one).unwrap())
+                b.iter(|| convert::to_dense(black_box(&sparse), &one).unwrap())
             });
             group.bench_function(format!("{kind}_to_dense_all_cores"), |b| {
-                b.iter(|| {
-                    convert::to_dense_with(black_box(&sparse), usize::MAX, &all_cores).unwrap()
-                })
+                b.iter(|| convert::to_dense(black_box(&sparse), &all_cores).unwrap())
             });
             group.bench_function(format!("{kind}_to_dense_model"), |b| {
                 b.iter(|| black_box(&sparse).to_dense().unwrap())

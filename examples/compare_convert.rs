@@ -57,7 +57,7 @@ fn make_input(shape: &[usize], nnz: usize) -> Tensor {
             placed += 1;
         }
     }
-    Tensor::from_vec(shape.to_vec(), data).expect("input tensor")
+    Tensor::from_vec(shape, data).expect("input tensor")
 }
 
 /// Timings in seconds.
@@ -194,8 +194,8 @@ fn main() {
             let sparse: SparseTensor = convert::from_dense(&dense, format, &defaults).unwrap();
             let sparse64 = convert::from_dense(&dense, format, &int64).unwrap();
             assert_eq!(sparse.nnz(), nnz);
-            assert!(convert::to_dense(&sparse).unwrap().content_eq(&dense));
-            assert!(convert::to_dense(&sparse64).unwrap().content_eq(&dense));
+            assert!(sparse.to_dense().unwrap().content_eq(&dense));
+            assert!(sparse64.to_dense().unwrap().content_eq(&dense));
 
             // Rounds alternate between the two sides, so that a change of load on the
             // machine hits both alike.
@@ -215,14 +215,14 @@ fn main() {
                     convert::from_dense(&dense, format, &all_cores)
                 });
                 Samples::time(&mut to_dense, reps, || {
-                    convert::to_dense_with(&sparse, usize::MAX, &defaults)
+                    convert::to_dense(&sparse, &defaults)
                 });
                 Samples::time(&mut to_dense64, reps, || {
-                    convert::to_dense_with(&sparse64, usize::MAX, &int64)
+                    convert::to_dense(&sparse64, &int64)
                 });
                 Samples::time(&mut model, reps, || sparse.to_dense());
                 Samples::time(&mut to_dense_par, reps, || {
-                    convert::to_dense_with(&sparse, usize::MAX, &all_cores)
+                    convert::to_dense(&sparse, &all_cores)
                 });
                 let ((sm, smin), (dm, dmin)) = arrow_times(&helper, kind, shape_name, nnz, reps);
                 arrow_sparse.0.push(sm);

@@ -78,7 +78,7 @@ fn samples(vt: ValueType, it: IndexType) -> Vec<Message> {
                 vec![1, 2, 2, 1, 3, 0, 2, 3, 1],
             ),
         };
-        let csx = CsxIndex::new(axis, index_array(it, &indptr), index_array(it, &indices));
+        let csx = CsxIndex::new(axis, index_array(it, &indptr), index_array(it, &indices)).unwrap();
         out.push(Message::SparseTensor(
             SparseTensor::try_new(vt, shape, values(vt, 9), SparseIndex::Csx(csx)).unwrap(),
         ));
@@ -100,7 +100,8 @@ fn samples(vt: ValueType, it: IndexType) -> Vec<Message> {
             order,
             indptr.iter().map(|p| index_array(it, p)).collect(),
             indices.iter().map(|p| index_array(it, p)).collect(),
-        );
+        )
+        .unwrap();
         match SparseTensor::try_new(vt, vec![2, 3, 4], values(vt, 4), SparseIndex::Csf(csf)) {
             Ok(t) => out.push(Message::SparseTensor(t)),
             Err(e) => panic!("seed CSF: {e}"),

@@ -339,7 +339,11 @@ fn exercise(m: &Message) {
     for to in LAYOUTS {
         let out = match (m, to) {
             (Message::Tensor(t), None) => Ok(Message::Tensor(t.clone())),
-            (Message::SparseTensor(t), None) => t.to_dense_limited(DENSE_CAP).map(Message::Tensor),
+            (Message::SparseTensor(t), None) => t
+                .to_dense_with(
+                    &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(DENSE_CAP),
+                )
+                .map(Message::Tensor),
             (Message::Tensor(t), Some(f)) => t.to_sparse(f, &options).map(Message::SparseTensor),
             (Message::SparseTensor(t), Some(f)) => {
                 t.to_format(f, &options).map(Message::SparseTensor)

@@ -27,7 +27,10 @@ pub fn record_batches(data: &[u8]) {
             for m in messages.iter().take(64) {
                 let _ = encode(m, &WriteOptions::default()).map(|e| e.to_vec());
                 if let Message::SparseTensor(s) = m {
-                    let _ = s.to_dense_limited(DENSE_CAP);
+                    let _ = s.to_dense_with(
+                        &arrow_tensor_ipc::ConvertOptions::default()
+                            .with_max_dense_elements(DENSE_CAP),
+                    );
                 }
             }
         }

@@ -105,7 +105,9 @@ fn exercise(message: &Message, validation: Validation, seed: &[u8]) {
                     got.expect("lookup in a validated tensor");
                 }
             }
-            let dense = t.to_dense_limited(DENSE_CAP);
+            let dense = t.to_dense_with(
+                &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(DENSE_CAP),
+            );
             if strict && t.total_elements().is_some_and(|n| n <= DENSE_CAP as u64) {
                 dense.expect("expand a validated tensor");
             }
@@ -284,7 +286,8 @@ fn build(spec: &Spec) -> Option<Message> {
                 ax,
                 index_array(spec.index_type, &indptr),
                 index_array(spec.index_type, &indices),
-            );
+            )
+            .unwrap();
             let t = SparseTensor::try_new(
                 spec.value_type,
                 shape.clone(),
@@ -327,17 +330,20 @@ fn build(spec: &Spec) -> Option<Message> {
                         .collect()
                 })
                 .collect();
-            SparseIndex::Csf(CsfIndex::new(
-                (0..n).collect(),
-                indptr
-                    .iter()
-                    .map(|p| index_array(spec.index_type, p))
-                    .collect(),
-                indices
-                    .iter()
-                    .map(|p| index_array(spec.index_type, p))
-                    .collect(),
-            ))
+            SparseIndex::Csf(
+                CsfIndex::new(
+                    (0..n).collect(),
+                    indptr
+                        .iter()
+                        .map(|p| index_array(spec.index_type, p))
+                        .collect(),
+                    indices
+                        .iter()
+                        .map(|p| index_array(spec.index_type, p))
+                        .collect(),
+                )
+                .unwrap(),
+            )
         }
         _ => return None,
     };

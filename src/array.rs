@@ -80,10 +80,11 @@ impl IndexArray {
     pub fn try_new(index_type: IndexType, buffer: Buffer) -> Result<Self> {
         let w = index_type.byte_width();
         if !buffer.len().is_multiple_of(w) {
-            return fail(ErrorKind::InvalidArgument(format!(
-                "buffer of {} bytes is not a whole number of {index_type} values",
-                buffer.len()
-            )));
+            return fail(ErrorKind::PartialValue {
+                what: "an index buffer",
+                length: buffer.len() as u64,
+                width: w,
+            });
         }
         let buffer = align_buffer(buffer, w, BufferId::Body, 0, Misaligned::Copy)?;
         Ok(IndexArray { index_type, buffer })

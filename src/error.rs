@@ -80,6 +80,142 @@ impl fmt::Display for Location {
     }
 }
 
+/// A size that may not fit its integer type, for [`ErrorKind::Overflow`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Quantity {
+    /// The number of elements of a shape.
+    ElementCount {
+        /// The shape.
+        shape: Vec<usize>,
+    },
+    /// The byte size of a row-major tensor of a shape.
+    ByteSize {
+        /// The shape.
+        shape: Vec<usize>,
+    },
+    /// The bytes a shape spans with given strides.
+    Extent {
+        /// The shape.
+        shape: Vec<usize>,
+        /// The strides, in bytes.
+        strides: Vec<usize>,
+    },
+    /// The row-major strides of a shape, which a message stores as int64.
+    RowMajorStrides {
+        /// The shape.
+        shape: Vec<usize>,
+    },
+    /// The stride of one dimension (int64 in a message).
+    Stride {
+        /// The dimension.
+        dim: usize,
+    },
+    /// The size of one dimension.
+    DimensionSize {
+        /// The dimension.
+        dim: usize,
+        /// Its size.
+        size: u64,
+        /// The type it must fit (`"usize"`, `"int32"`).
+        target: &'static str,
+    },
+    /// The byte length of a buffer.
+    BufferLength(BufferId),
+    /// The number of integers of a COO coordinate matrix (`nnz * ndim`).
+    CooEntries,
+    /// The length of a CSR/CSC indptr array (`shape[axis] + 1`).
+    IndptrLength,
+    /// The metadata length of a message (int32 in the prefix).
+    MetadataLength,
+    /// The rank of a tensor (int32 in Arrow's extension metadata).
+    Rank(usize),
+    /// The values of one Arrow list column (int32 offsets).
+    ListValues(u64),
+    /// The values per cell of a fixed-shape column (int32 list size).
+    CellValues {
+        /// The cell shape.
+        shape: Vec<usize>,
+    },
+}
+
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Quantity::ElementCount { shape } => write!(f, "the element count of shape {shape:?}"),
+            Quantity::ByteSize { shape } => write!(f, "the byte size of shape {shape:?}"),
+            Quantity::Extent { shape, strides } => {
+                write!(f, "the extent of shape {shape:?} with strides {strides:?}")
+            }
+            Quantity::RowMajorStrides { shape } => {
+                write!(f, "the row-major strides of shape {shape:?} (int64)")
+            }
+            Quantity::Stride { dim } => write!(f, "the stride of dimension {dim} (int64)"),
+            Quantity::DimensionSize { dim, size, target } => {
+                write!(f, "size {size} of dimension {dim} ({target})")
+            }
+            Quantity::BufferLength(id) => write!(f, "the byte length of the {id}"),
+            Quantity::CooEntries => f.write_str("the COO coordinate count nnz x ndim"),
+            Quantity::IndptrLength => f.write_str("the CSR/CSC indptr length"),
+            Quantity::MetadataLength => f.write_str("the metadata length (int32)"),
+            Quantity::Rank(r) => write!(f, "rank {r} (int32)"),
+            Quantity::ListValues(n) => write!(f, "{n} values in one list column (int32 offsets)"),
+            Quantity::CellValues { shape } => {
+                write!(
+                    f,
+                    "the values per cell of shape {shape:?} (int32 list size)"
+                )
+            }
+        }
+    }
+}
+
+/// Where an error happened, as data: see [`Error::position`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Position {
+    /// A message of a stream, buffer or file, by the byte offset of its start.
+    Message {
+        /// Byte offset of the message.
+        offset: u64,
+    },
+    /// A place in a file of a text or container format.
+    File(Location),
+    /// A record batch of an Arrow IPC stream or file, a column and a row, as far as known.
+    Batch {
+        /// The record batch (0-based), when the reader knows it.
+        batch: Option<u64>,
+        /// The column (field) name.
+        column: Option<String>,
+        /// The row of the batch.
+        row: Option<usize>,
+    },
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Position::Message { offset } => write!(f, "message at byte {offset}"),
+            Position::File(l) => l.fmt(f),
+            Position::Batch { batch, column, row } => {
+                let mut sep = "";
+                if let Some(b) = batch {
+                    write!(f, "record batch {b}")?;
+                    sep = ", ";
+                }
+                if let Some(c) = column {
+                    write!(f, "{sep}column {c:?}")?;
+                    sep = ", ";
+                }
+                if let Some(r) = row {
+                    write!(f, "{sep}row {r}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// What went wrong. Match on this (through [`Error::kind`]).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -165,9 +301,13 @@ pub enum ErrorKind {
         value: i64,
     },
 
-    /// A size computation overflows 64 bits.
-    #[error("arithmetic overflow computing {0}")]
-    Overflow(String),
+    /// A size computed from a shape, a header or a message does not fit the integer type
+    /// that must hold it (the machine's `usize`, or the int64/int32 of a wire format).
+    #[error("{quantity} does not fit the integers that must hold it")]
+    Overflow {
+        /// Which size.
+        quantity: Quantity,
+    },
 
     /// Two counts that must agree do not.
     #[error("{what}: expected {expected}, found {found}")]
@@ -335,7 +475,86 @@ pub enum ErrorKind {
     #[error("not readable by Arrow C++: {0} (set WriteOptions::arrow_compatible = false to write it anyway)")]
     NotArrowCompatible(String),
 
-    /// An argument given to a constructor is invalid.
+    /// A key of a schema's metadata (such as the COO-table description) that does not hold
+    /// what it must.
+    #[error("schema metadata {key:?}: {reason}")]
+    InvalidMetadata {
+        /// The metadata key.
+        key: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// A buffer whose byte length is not a whole number of values of its type.
+    #[error("{what} of {length} bytes is not a whole number of {width}-byte values")]
+    PartialValue {
+        /// The buffer (values, an index array).
+        what: &'static str,
+        /// Its length in bytes.
+        length: u64,
+        /// The width of one value.
+        width: usize,
+    },
+
+    /// An operation that needs one layout (or kind of message) was given another.
+    #[error("{operation} needs {expected}, got {found}")]
+    UnsupportedLayout {
+        /// The operation: a writer, a conversion, an integration.
+        operation: &'static str,
+        /// What it takes.
+        expected: &'static str,
+        /// What it was given.
+        found: String,
+    },
+
+    /// A coordinate or index value that does not fit the index type it must be stored in.
+    #[error("{what} does not fit {target}")]
+    IndexDoesNotFit {
+        /// Which value (a coordinate, `indptr[k] = v`, ...).
+        what: String,
+        /// The type it must fit.
+        target: &'static str,
+    },
+
+    /// An operation that needs at least one input got none.
+    #[error("{operation} needs at least one {what}")]
+    Empty {
+        /// The operation.
+        operation: &'static str,
+        /// What it needs one of.
+        what: &'static str,
+    },
+
+    /// No item of the given name, or several where one must be named.
+    #[error("{reason}")]
+    Selection {
+        /// What is missing or ambiguous, and the candidates.
+        reason: String,
+    },
+
+    /// Two outputs (columns, archive members) would have the same name.
+    #[error("two {what} would be named {name:?}{note}")]
+    DuplicateName {
+        /// What is named: columns of a COO table, members of an archive.
+        what: &'static str,
+        /// The name.
+        name: String,
+        /// How to avoid it.
+        note: &'static str,
+    },
+
+    /// A library this crate integrates with refused the data.
+    #[error("{library} refuses {what}: {reason}")]
+    Refused {
+        /// The library (`"sprs"`).
+        library: &'static str,
+        /// What it was given.
+        what: String,
+        /// Its reason.
+        reason: String,
+    },
+
+    /// An argument given to a function is invalid in a way no other variant describes.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
 
@@ -364,8 +583,7 @@ pub enum ErrorKind {
     /// than the column's data can back. Checked before anything is allocated from it.
     #[error("column {column:?}: {what} is {value}, over the limit of {limit} ({rule})")]
     ColumnLimitExceeded {
-        /// The column (field) name; `"(schema)"` for a claim of the schema metadata that
-        /// no one column carries.
+        /// The column (field) name.
         column: String,
         /// What the size is.
         what: String,
@@ -425,11 +643,70 @@ pub enum ErrorKind {
     },
 }
 
-/// The error type: an [`ErrorKind`] plus, when known, the byte offset of the message.
+impl ErrorKind {
+    /// A stable snake_case name of the variant (`"truncated"`, `"parse"`, ...), as the Python
+    /// exception's `kind` attribute carries it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ErrorKind::Io { .. } => "io",
+            ErrorKind::Truncated { .. } => "truncated",
+            ErrorKind::NegativeMetadataLength { .. } => "negative_metadata_length",
+            ErrorKind::NegativeBodyLength { .. } => "negative_body_length",
+            ErrorKind::LimitExceeded { .. } => "limit_exceeded",
+            ErrorKind::InvalidFlatbuffer { .. } => "invalid_flatbuffer",
+            ErrorKind::UnsupportedVersion { .. } => "unsupported_version",
+            ErrorKind::NotATensor { .. } => "not_a_tensor",
+            ErrorKind::UnknownUnion { .. } => "unknown_union",
+            ErrorKind::MissingField { .. } => "missing_field",
+            ErrorKind::UnsupportedValueType { .. } => "unsupported_value_type",
+            ErrorKind::UnsupportedIndexType { .. } => "unsupported_index_type",
+            ErrorKind::Negative { .. } => "negative",
+            ErrorKind::Overflow { .. } => "overflow",
+            ErrorKind::CountMismatch { .. } => "count_mismatch",
+            ErrorKind::InvalidRank { .. } => "invalid_rank",
+            ErrorKind::BufferOutOfBody { .. } => "buffer_out_of_body",
+            ErrorKind::BufferTooShort { .. } => "buffer_too_short",
+            ErrorKind::Misaligned { .. } => "misaligned",
+            ErrorKind::Overlap { .. } => "overlap",
+            ErrorKind::InvalidStrides { .. } => "invalid_strides",
+            ErrorKind::IndexOutOfBounds { .. } => "index_out_of_bounds",
+            ErrorKind::CoordinateOutOfRange { .. } => "coordinate_out_of_range",
+            ErrorKind::NotIncreasing { .. } => "not_increasing",
+            ErrorKind::DuplicateCoordinate { .. } => "duplicate_coordinate",
+            ErrorKind::InvalidIndptr { .. } => "invalid_indptr",
+            ErrorKind::NotAPermutation { .. } => "not_a_permutation",
+            ErrorKind::InvalidCooStrides { .. } => "invalid_coo_strides",
+            ErrorKind::TypeMismatch { .. } => "type_mismatch",
+            ErrorKind::IndexTypeTooNarrow { .. } => "index_type_too_narrow",
+            ErrorKind::NotArrowCompatible { .. } => "not_arrow_compatible",
+            ErrorKind::PartialValue { .. } => "partial_value",
+            ErrorKind::UnsupportedLayout { .. } => "unsupported_layout",
+            ErrorKind::IndexDoesNotFit { .. } => "index_does_not_fit",
+            ErrorKind::Empty { .. } => "empty",
+            ErrorKind::Selection { .. } => "selection",
+            ErrorKind::DuplicateName { .. } => "duplicate_name",
+            ErrorKind::Refused { .. } => "refused",
+            ErrorKind::InvalidArgument { .. } => "invalid_argument",
+            ErrorKind::AllocationFailed { .. } => "allocation_failed",
+            ErrorKind::InvalidColumn { .. } => "invalid_column",
+            ErrorKind::ColumnLimitExceeded { .. } => "column_limit_exceeded",
+            ErrorKind::NullCell { .. } => "null_cell",
+            ErrorKind::Inconsistent { .. } => "inconsistent",
+            ErrorKind::InvalidMetadata { .. } => "invalid_metadata",
+            #[cfg(feature = "record-batch")]
+            ErrorKind::Arrow { .. } => "arrow",
+            ErrorKind::Parse { .. } => "parse",
+            ErrorKind::WorkerFailed { .. } => "worker_failed",
+        }
+    }
+}
+
+/// The error type: an [`ErrorKind`] plus, when known, where it happened ([`Error::position`]).
 #[derive(Debug)]
 pub struct Error {
     kind: ErrorKind,
     offset: Option<u64>,
+    batch: Option<u64>,
 }
 
 impl Error {
@@ -453,13 +730,58 @@ impl Error {
         self.offset.get_or_insert(offset);
         self
     }
+
+    /// Attaches the number (0-based) of the record batch the error concerns (keeps one
+    /// already set).
+    pub fn at_batch(mut self, batch: u64) -> Self {
+        self.batch.get_or_insert(batch);
+        self
+    }
+
+    /// Where the error happened, when known: the message's byte offset in a stream, the
+    /// line, header, member or byte of a file, or the record batch, column and row of an
+    /// Arrow input.
+    ///
+    /// ```
+    /// use arrow_tensor_ipc::{MessageIter, Position, ReadOptions};
+    /// let tensor = arrow_tensor_ipc::Tensor::from_vec(vec![2], vec![1i32, 2])?;
+    /// let mut stream = arrow_tensor_ipc::encode(&tensor.into(), &Default::default())?.to_vec();
+    /// let first = stream.len() as u64;
+    /// stream.extend_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF, 64, 0, 0, 0]); // a truncated message
+    /// let mut messages = MessageIter::new(stream, ReadOptions::strict());
+    /// assert!(messages.next().unwrap().is_ok());
+    /// let e = messages.next().unwrap().unwrap_err();
+    /// assert_eq!(e.position(), Some(Position::Message { offset: first }));
+    /// # Ok::<(), arrow_tensor_ipc::Error>(())
+    /// ```
+    pub fn position(&self) -> Option<Position> {
+        if let Some(offset) = self.offset {
+            return Some(Position::Message { offset });
+        }
+        let (column, row) = match &self.kind {
+            ErrorKind::Parse { location, .. } => return Some(Position::File(location.clone())),
+            ErrorKind::NullCell { column, row, .. } => (Some(column.clone()), Some(*row)),
+            ErrorKind::InvalidColumn { column, .. }
+            | ErrorKind::ColumnLimitExceeded { column, .. } => (Some(column.clone()), None),
+            _ => (None, None),
+        };
+        if self.batch.is_none() && column.is_none() {
+            return None;
+        }
+        Some(Position::Batch {
+            batch: self.batch,
+            column,
+            row,
+        })
+    }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.offset {
-            Some(o) => write!(f, "message at byte {o}: {}", self.kind),
-            None => self.kind.fmt(f),
+        match (self.offset, self.batch) {
+            (Some(o), _) => write!(f, "message at byte {o}: {}", self.kind),
+            (None, Some(b)) => write!(f, "record batch {b}: {}", self.kind),
+            (None, None) => self.kind.fmt(f),
         }
     }
 }
@@ -475,6 +797,7 @@ impl<E: Into<ErrorKind>> From<E> for Error {
         Error {
             kind: e.into(),
             offset: None,
+            batch: None,
         }
     }
 }
@@ -485,4 +808,66 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Shorthand used inside the crate: `Err(kind.into())`.
 pub(crate) fn fail<T>(kind: ErrorKind) -> Result<T> {
     Err(kind.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn position_of_a_message_offset() {
+        let e = Error::from(ErrorKind::MissingField("shape")).at(64).at(128);
+        assert_eq!(e.position(), Some(Position::Message { offset: 64 }));
+        assert_eq!(
+            e.to_string(),
+            "message at byte 64: missing required field shape"
+        );
+    }
+
+    #[test]
+    fn position_of_a_file_line() {
+        let e = Error::from(ErrorKind::Parse {
+            format: "Matrix Market",
+            location: Location::Line(7),
+            reason: "bad".into(),
+        });
+        assert_eq!(e.position(), Some(Position::File(Location::Line(7))));
+        assert_eq!(e.kind().name(), "parse");
+    }
+
+    #[test]
+    fn position_of_a_batch_column_and_row() {
+        let e = Error::from(ErrorKind::NullCell {
+            column: "t".into(),
+            row: 3,
+            what: "cell",
+        })
+        .at_batch(2);
+        let p = e.position().unwrap_or(Position::Message { offset: 0 });
+        assert_eq!(
+            p,
+            Position::Batch {
+                batch: Some(2),
+                column: Some("t".into()),
+                row: Some(3)
+            }
+        );
+        assert_eq!(p.to_string(), "record batch 2, column \"t\", row 3");
+        assert!(e
+            .to_string()
+            .starts_with("record batch 2: column \"t\", row 3"));
+    }
+
+    #[test]
+    fn no_position_when_unknown() {
+        let e = Error::from(ErrorKind::Overflow {
+            quantity: Quantity::Stride { dim: 1 },
+        });
+        assert_eq!(e.position(), None);
+        assert_eq!(e.kind().name(), "overflow");
+        assert_eq!(
+            e.to_string(),
+            "the stride of dimension 1 (int64) does not fit the integers that must hold it"
+        );
+    }
 }

@@ -10,7 +10,7 @@
 //! and legacy framing), writes messages Arrow C++ reads, and treats its input as untrusted.
 //!
 //! # Layers
-//! Data flows one way through small modules:
+//! Data flows one way through small modules (`docs/ARCHITECTURE.md` draws the map):
 //! - the flatbuffer schemas of `format/*.fbs`, compiled by flatc at build time (private);
 //! - the model: [`ValueType`], [`IndexType`], [`Scalar`], [`Tensor`], [`SparseTensor`] with
 //!   its [`SparseIndex`] ([`CooIndex`], [`CsxIndex`], [`CsfIndex`]) and [`IndexArray`];
@@ -21,10 +21,34 @@
 //! - IO adapters: [`MessageReader`] over `std::io::Read` (a loop over a
 //!   [`StreamDecoder`]), [`MessageWriter`] over `std::io::Write`, and `read_mmap` with the
 //!   `mmap` feature;
+//! - layout conversions ([`convert`]): dense, COO, CSR, CSC and CSF into one another, on
+//!   several threads for large inputs;
 //! - the bridge to Arrow record batches (module `record_batch`, feature `record-batch`):
 //!   `arrow.fixed_shape_tensor` and `arrow.variable_shape_tensor` columns, COO tables,
 //!   Arrow IPC streams and files;
+//! - file formats ([`formats`], one feature each): Matrix Market `.mtx` (`matrix-market`),
+//!   FROSTT `.tns` (`frostt`), NumPy `.npy` and `.npz` (`npy`);
+//! - integrations ([`integrations`]): `ndarray` arrays and `sprs` matrices (features
+//!   `ndarray` and `sprs`);
 //! - the `arrow-tensor` command-line tool (feature `cli`).
+//!
+//! # One pattern
+//! The public API follows a few rules everywhere, so that learning one corner teaches the
+//! rest:
+//! - Constructors take shapes as `impl AsRef<[usize]>` (an array, a slice or a `Vec`) and
+//!   are fallible: every `Tensor` and `SparseTensor` constructor, and every index
+//!   constructor, returns a [`Result`] after checking what it is given.
+//! - Every file format has the same two functions and two options types:
+//!   `formats::<fmt>::read(data, &ReadOptions) -> Result<Vec<Message>>` (one message for
+//!   most files, several for a bundle) and
+//!   `formats::<fmt>::write(&[Message], out, &WriteOptions)`; `formats::read_path` and
+//!   `formats::write_path` pick the format from the file's content and name.
+//! - Options structs are `#[non_exhaustive]`: start from `Default` (or a named preset such
+//!   as [`ReadOptions::strict`]) and change fields with `with_*` setters. Options of readers
+//!   carry [`Limits`], the bounds on what untrusted input may make the crate allocate.
+//! - Errors are data: [`Error::kind`] says what went wrong as an [`ErrorKind`] with fields,
+//!   and [`Error::position`] says where as a [`Position`] (message offset, file line or
+//!   archive member, record batch, column and row).
 //!
 //! # Example
 //! ```
@@ -53,7 +77,8 @@
 //! # Untrusted input
 //! Decoding never panics, never reads out of bounds and never allocates in proportion to a
 //! size the input merely claims; every malformed input gets an [`Error`] whose
-//! [`ErrorKind`] says what is wrong and where (message offset, buffer, index). Strict
+//! [`ErrorKind`] says what is wrong (which rule, buffer, index) and whose [`Position`] says
+//! where (message offset, file line, record batch). Strict
 //! validation ([`ReadOptions::strict`], the default) checks every rule of the format on the
 //! index data; permissive validation ([`ReadOptions::permissive`]) checks only what memory
 //! safety needs, and lookups then report bad index data as errors.
@@ -84,7 +109,7 @@ pub use codec::{
 };
 pub use convert::options::{ConvertOptions, CsfAxisOrder};
 pub use custom_metadata::{CustomMetadata, NAME_KEY};
-pub use error::{BufferId, Error, ErrorKind, Location, Result};
+pub use error::{BufferId, Error, ErrorKind, Location, Position, Quantity, Result};
 /// The half-precision float type of [`ValueType::Float16`] values (from the `half` crate).
 pub use half::f16;
 #[cfg(feature = "mmap")]

@@ -120,9 +120,13 @@ pub(crate) fn for_each_offset(shape: &[usize], strides: &[usize], mut f: impl Fn
 impl Tensor {
     /// A row-major tensor owning `data` (no copy). Fails when `data.len()` is not the product
     /// of `shape`.
-    pub fn from_vec<T: NativeValue>(shape: Vec<usize>, data: Vec<T>) -> Result<Self> {
-        let n = element_count(&shape)
-            .ok_or_else(|| ErrorKind::Overflow(format!("element count of shape {shape:?}")))?;
+    pub fn from_vec<T: NativeValue>(shape: impl AsRef<[usize]>, data: Vec<T>) -> Result<Self> {
+        let shape = shape.as_ref().to_vec();
+        let n = element_count(&shape).ok_or_else(|| ErrorKind::Overflow {
+            quantity: crate::Quantity::ElementCount {
+                shape: shape.clone(),
+            },
+        })?;
         if n != data.len() {
             return fail(ErrorKind::CountMismatch {
                 what: format!("elements for shape {shape:?}"),
@@ -139,10 +143,11 @@ impl Tensor {
     /// is accepted (elements are read bytewise); [`Tensor::as_slice`] then returns `None`.
     pub fn try_new(
         value_type: ValueType,
-        shape: Vec<usize>,
-        strides: Vec<usize>,
+        shape: impl AsRef<[usize]>,
+        strides: impl AsRef<[usize]>,
         data: Buffer,
     ) -> Result<Self> {
+        let (shape, strides) = (shape.as_ref().to_vec(), strides.as_ref().to_vec());
         if strides.len() != shape.len() {
             return fail(ErrorKind::CountMismatch {
                 what: "strides (one per dimension)".into(),
@@ -152,21 +157,31 @@ impl Tensor {
         }
         // A message holds strides as int64: larger ones could not be written.
         if let Some(i) = strides.iter().position(|&s| s > i64::MAX as usize) {
-            return fail(ErrorKind::Overflow(format!(
-                "stride of dimension {i} of shape {shape:?} (over the int64 range)"
-            )));
+            return fail(ErrorKind::Overflow {
+                quantity: crate::Quantity::Stride { dim: i },
+            });
         }
-        let len = element_count(&shape)
-            .ok_or_else(|| ErrorKind::Overflow(format!("element count of shape {shape:?}")))?;
+        let len = element_count(&shape).ok_or_else(|| ErrorKind::Overflow {
+            quantity: crate::Quantity::ElementCount {
+                shape: shape.clone(),
+            },
+        })?;
         // The row-major size must be addressable too: expansions and encoding produce it.
         len.checked_mul(value_type.byte_width())
             .filter(|&b| isize::try_from(b).is_ok())
-            .ok_or_else(|| ErrorKind::Overflow(format!("byte size of shape {shape:?}")))?;
+            .ok_or_else(|| ErrorKind::Overflow {
+                quantity: crate::Quantity::ByteSize {
+                    shape: shape.clone(),
+                },
+            })?;
         let extent =
             strided_extent(&shape, &strides, value_type.byte_width()).ok_or_else(|| {
-                ErrorKind::Overflow(format!(
-                    "extent of shape {shape:?} with strides {strides:?}"
-                ))
+                ErrorKind::Overflow {
+                    quantity: crate::Quantity::Extent {
+                        shape: shape.clone(),
+                        strides: strides.clone(),
+                    },
+                }
             })?;
         if extent > data.len() {
             return fail(ErrorKind::BufferTooShort {

@@ -173,7 +173,7 @@ fn column_major() -> Tensor {
 }
 
 fn coo() -> SparseTensor {
-    SparseTensor::coo(&[4, 4], vec![0i64, 1, 2, 0, 3, 3], vec![1.5f32, -0.5, 2.0])
+    SparseTensor::coo([4, 4], vec![0i64, 1, 2, 0, 3, 3], vec![1.5f32, -0.5, 2.0])
         .unwrap()
         .with_dim_names(["", "j"])
         .unwrap()
@@ -190,7 +190,7 @@ fn csc() -> SparseTensor {
 /// Shape [2, 3, 4] with (0,0,1) = 1, (0,2,3) = 2, (1,1,0) = 3.
 fn csf() -> SparseTensor {
     SparseTensor::csf(
-        &[2, 3, 4],
+        [2, 3, 4],
         vec![0, 1, 2],
         vec![vec![0i64, 2, 3], vec![0, 1, 2, 3]],
         vec![vec![0, 1], vec![0, 2, 1], vec![1, 3, 0]],
@@ -361,7 +361,7 @@ fn floats_nan_infinity_and_negative_zero() {
             Tensor::from_vec(vec![7], f64s.clone()).unwrap().into(),
             Tensor::from_vec(vec![5], f32s.clone()).unwrap().into(),
             Tensor::from_vec(vec![5], f16s.clone()).unwrap().into(),
-            SparseTensor::coo(&[3], vec![0i32, 2], vec![f64::NAN, f64::NEG_INFINITY])
+            SparseTensor::coo([3], vec![0i32, 2], vec![f64::NAN, f64::NEG_INFINITY])
                 .unwrap()
                 .into(),
         ],
@@ -423,7 +423,7 @@ fn raw_array(line: &str, key: &str) -> Vec<String> {
 #[test]
 fn integers_are_exact() {
     let big = vec![0u64, i64::MAX as u64 + 1, u64::MAX, 9_007_199_254_740_993];
-    let sparse = SparseTensor::coo(&[3], vec![0u64, 2], vec![u64::MAX, 1]).unwrap();
+    let sparse = SparseTensor::coo([3], vec![0u64, 2], vec![u64::MAX, 1]).unwrap();
     let bytes = stream(
         &[
             Tensor::from_vec(vec![4], big.clone()).unwrap().into(),
@@ -454,7 +454,7 @@ fn integers_are_exact() {
 
 #[test]
 fn uint64_coordinate_above_i64_max_is_exact_in_permissive_mode() {
-    let sparse = SparseTensor::coo(&[3, 3], vec![0u64, 1, 2, 2], vec![5i8, 6]).unwrap();
+    let sparse = SparseTensor::coo([3, 3], vec![0u64, 1, 2, 2], vec![5i8, 6]).unwrap();
     let mut bytes = stream(&[sparse.into()], non_arrow());
     let body = decode_message(&bytes::Bytes::from(bytes.clone()), &ReadOptions::default())
         .unwrap()
@@ -517,7 +517,7 @@ fn rank_zero_sparse() {
 fn empty_and_large_sparse() {
     // No stored value, and a tensor too large for `dense`.
     let empty = SparseTensor::csr([2, 2], vec![0i32, 0, 0], vec![], Vec::<f32>::new()).unwrap();
-    let large = SparseTensor::coo(&[1000, 1000], vec![5i32, 7], vec![1u16]).unwrap();
+    let large = SparseTensor::coo([1000, 1000], vec![5i32, 7], vec![1u16]).unwrap();
     let file = write_file("emptylarge", &[empty.into(), large.into()]);
     let lines = dump_ok(file.path());
     assert_eq!(lines[0]["nnz"], 0);
@@ -681,10 +681,18 @@ fn empty_missing_and_garbage_files() {
         assert!(stderr(&out).contains(&missing.name()));
     }
 
+    // Text is named as such, not decoded as a message.
     let garbage = TempFile::with_bytes("garbage", b"this is not an Arrow message at all, sorry");
     let out = run(&["validate"], &[garbage.path()]);
     assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("plain text"), "{}", stderr(&out));
     let (lines, out) = dump(garbage.path(), true);
+    assert_eq!(code(&out), 1);
+    assert!(lines.is_empty());
+    assert!(stderr(&out).contains("plain text"), "{}", stderr(&out));
+    // Binary data framed as a message is decoded, and the decoder says what is wrong.
+    let framed = TempFile::with_bytes("framed", &[0xFF, 0xFF, 0xFF, 0xFF, 8, 0, 0, 0, 1, 2, 3]);
+    let (lines, out) = dump(framed.path(), true);
     assert_eq!(code(&out), 1);
     assert_eq!(lines[0]["offset"], 0);
     assert!(lines[0]["error"].is_string());
@@ -987,26 +995,26 @@ fn convert_progress_bar() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains('\r'), "{err:?}");
-    let last = err.trim_end().rsplit('\r').next().unwrap();
     assert!(
-        last.starts_with("[##############################] 100%"),
-        "{last:?}"
+        err.ends_with('\n'),
+        "the last drawing ends the line: {err:?}"
     );
-    assert!(last.contains("6 messages written  done"), "{last:?}");
-    // Bytes read equal the file size (both printed with the same unit).
-    let sizes = last
-        .split("100%  ")
-        .nth(1)
-        .unwrap()
-        .split("  6 messages")
-        .next()
-        .unwrap();
-    let (read, total) = sizes.split_once(" / ").unwrap();
+    let last = err.trim_end().rsplit('\r').next().unwrap();
+    assert!(last.starts_with("[####"), "{last:?}");
+    assert!(last.contains("] 100%"), "{last:?}");
+    assert!(!last.contains('-'), "a full bar: {last:?}");
+    assert!(last.ends_with("6 messages written  done"), "{last:?}");
+    // Bytes read equal the input's size (both printed with the same unit), with the rate
+    // and the time left.
+    let sizes = last.split("100%  ").nth(1).unwrap();
+    let (read, rest) = sizes.split_once(" / ").unwrap();
+    let total = rest.split("  ").next().unwrap();
     assert_eq!(read, total, "{last:?}");
     assert!(
         total.ends_with(if size < 1024 { " B" } else { " KiB" }),
         "{last:?}"
     );
+    assert!(last.contains("/s  ETA "), "{last:?}");
     for stage in ["reading", "converting", "writing", "written"] {
         assert!(err.contains(stage), "no {stage} in {err:?}");
     }
@@ -1529,7 +1537,7 @@ fn convert_refuses_claimed_coo_table_shapes() {
     // A rank over the limit.
     let ones = vec!["1"; 65].join(",");
     let table = claimed_coo_table("claimed-rank", &ones, "COO");
-    convert_fails_cleanly(table.path(), &[], &["\"(schema)\"", "Limits::max_rank"]);
+    convert_fails_cleanly(table.path(), &[], &["schema metadata", "Limits::max_rank"]);
 }
 
 /// Fixed- and variable-shape columns whose metadata or shape cells claim more than the
@@ -1850,4 +1858,311 @@ fn convert_writes_column_major_coo_row_major() {
         nested_ints(&lines[0]["coords"]),
         vec![vec![0, 1], vec![1, 0], vec![1, 3], vec![2, 3]]
     );
+}
+
+/// Runs the tool with `input` on its standard input.
+fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run arrow-tensor");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // The tool may stop reading early (an input of a kind it does not read).
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("wait for arrow-tensor");
+    writer.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains("panicked"),
+        "arrow-tensor {args:?} panicked: {err}"
+    );
+    out
+}
+
+/// `producer | arrow-tensor convert - - --to coo | arrow-tensor dump -`: two processes
+/// joined by a pipe give what the same conversion gives file to file, byte for byte.
+#[test]
+fn convert_pipes_standard_input_to_standard_output() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let input = stream(&samples(), WriteOptions::default());
+    let file = TempFile::with_bytes("pipe-in", &input);
+    let converted = TempFile::new("pipe-out");
+    let out = run(
+        &["convert", "--to", "coo"],
+        &[file.path(), converted.path()],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+
+    let mut convert = Command::new(BIN)
+        .args(["convert", "-", "-", "--to", "coo"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let dumping = Command::new(BIN)
+        .args(["dump", "-"])
+        .stdin(Stdio::from(convert.stdout.take().unwrap()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = convert.stdin.take().unwrap();
+    let feed = input.clone();
+    let writer = std::thread::spawn(move || stdin.write_all(&feed).unwrap());
+    let dumped = dumping.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let converting = convert.wait_with_output().unwrap();
+    assert_eq!(converting.status.code(), Some(0), "{}", stderr(&converting));
+    // Standard output carries the data only: no summary line.
+    assert!(converting.stdout.is_empty());
+    assert_eq!(dumped.status.code(), Some(0), "{}", stderr(&dumped));
+    let (from_file, out) = dump(converted.path(), false);
+    assert_eq!(code(&out), 0);
+    let from_pipe: Vec<Value> = stdout(&dumped)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(from_pipe.len(), 6);
+    assert_eq!(from_pipe, from_file);
+
+    // The same bytes through one process, and `validate -` names standard input.
+    let piped = run_stdin(&["convert", "-", "-", "--to", "coo"], &input);
+    assert_eq!(code(&piped), 0, "{}", stderr(&piped));
+    assert_eq!(piped.stdout, converted.bytes());
+    let validated = run_stdin(&["validate", "-"], &piped.stdout);
+    assert_eq!(code(&validated), 0);
+    assert_eq!(stdout(&validated), "standard input: 6 messages OK\n");
+    // Standard input can be read once.
+    let twice = run_stdin(&["validate", "-", "-"], &input);
+    assert_eq!(code(&twice), 1);
+    assert!(
+        stderr(&twice).contains("more than once"),
+        "{}",
+        stderr(&twice)
+    );
+    // A failing message on standard input is reported with its offset.
+    let second = decode_all(&input, ReadOptions::strict())[1].offset;
+    let cut = run_stdin(&["validate", "-"], &input[..second as usize + 20]);
+    assert_eq!(code(&cut), 1);
+    assert!(stderr(&cut).contains(&format!("standard input: message at byte {second}")));
+}
+
+/// Files of every kind the tool reads, made from the sample matrix by `convert`.
+fn every_kind() -> Vec<(&'static str, TempFile)> {
+    let mut files = Vec::new();
+    for (kind, ext, extra) in [
+        ("messages", "arrows", &[][..]),
+        ("mtx", "mtx", &[]),
+        ("tns", "tns", &[]),
+        ("npy", "npy", &[]),
+        ("npz", "npz", &[]),
+        ("ipc-stream", "arrows", &["--format", "coo-table"]),
+        ("ipc-file", "arrow", &["--format", "coo-table"]),
+    ] {
+        let file = TempFile::with_ext(kind, ext);
+        let mut args = vec!["convert".to_string(), nist_ex1().display().to_string()];
+        args.push(file.name());
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run(&args, &[]);
+        assert_eq!(code(&out), 0, "{kind}: {}", stderr(&out));
+        files.push((kind, file));
+    }
+    files
+}
+
+/// `inspect`, `dump` and `validate` read every kind `convert` reads, from a file (named by
+/// its content, whatever its extension) or from standard input, and `dump` prints the
+/// tensor each holds.
+#[test]
+fn every_verb_reads_every_kind() {
+    let expected: Vec<f64> = {
+        let out = run(
+            &[
+                "convert",
+                &nist_ex1().display().to_string(),
+                "-",
+                "--to",
+                "dense",
+            ],
+            &[],
+        );
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let m = decode_all(&out.stdout, ReadOptions::strict());
+        m[0].message.as_tensor().unwrap().to_vec::<f64>().unwrap()
+    };
+    let check_dump = |kind: &str, out: &Output| {
+        assert_eq!(code(out), 0, "{kind}: {}", stderr(out));
+        let lines: Vec<Value> = stdout(out)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 1, "{kind}");
+        let m = &lines[0];
+        assert_eq!(m["shape"], serde_json::json!([5, 5]), "{kind}");
+        let values = if m["kind"] == "tensor" {
+            &m["values"]
+        } else {
+            &m["dense"]
+        };
+        assert_eq!(floats(values), expected, "{kind}");
+        // Messages have an offset, other tensors say where they came from.
+        assert_eq!(m["offset"].is_u64(), kind == "messages", "{kind}: {m}");
+        assert_eq!(m["source"].is_string(), kind != "messages", "{kind}: {m}");
+    };
+    for (kind, file) in every_kind() {
+        let out = run(&["dump", "--json"], &[file.path()]);
+        check_dump(kind, &out);
+        let out = run_stdin(&["dump", "-"], &file.bytes());
+        check_dump(kind, &out);
+
+        let out = run(&["validate"], &[file.path()]);
+        assert_eq!(code(&out), 0, "{kind}: {}", stderr(&out));
+        let want = if kind == "messages" {
+            "1 message OK"
+        } else {
+            "1 tensor OK"
+        };
+        assert!(stdout(&out).contains(want), "{kind}: {}", stdout(&out));
+        let out = run_stdin(&["validate", "-"], &file.bytes());
+        assert_eq!(code(&out), 0, "{kind}: {}", stderr(&out));
+
+        let out = run(&["inspect"], &[file.path()]);
+        assert_eq!(code(&out), 0, "{kind}: {}", stderr(&out));
+        assert!(
+            stdout(&out).contains("shape [5, 5]"),
+            "{kind}: {}",
+            stdout(&out)
+        );
+        let from_stdin = run_stdin(&["inspect", "-"], &file.bytes());
+        assert_eq!(stdout(&from_stdin), stdout(&out), "{kind}");
+
+        // Content first: the same bytes under a misleading name.
+        let renamed = TempFile::with_bytes(&format!("{kind}-renamed"), &file.bytes());
+        let out = run(&["dump"], &[renamed.path()]);
+        if kind != "tns" && kind != "mtx" {
+            check_dump(kind, &out);
+        }
+    }
+    // An IPC stream cut short on standard input (read as it comes) fails cleanly.
+    let files = every_kind();
+    let (_, ipc) = files.iter().find(|(k, _)| *k == "ipc-stream").unwrap();
+    let bytes = ipc.bytes();
+    for cut in [bytes.len() - 20, bytes.len() - 9, bytes.len() / 2] {
+        let out = run_stdin(&["validate", "-"], &bytes[..cut]);
+        assert_eq!(code(&out), 1, "cut at {cut}");
+        assert!(
+            stderr(&out).contains("truncated"),
+            "cut at {cut}: {}",
+            stderr(&out)
+        );
+    }
+    // The regression of the issue: `dump --json x.npy` read the magic as a length.
+    let npy = TempFile::with_ext("regression", "npy");
+    let out = run(
+        &["convert", &nist_ex1().display().to_string(), &npy.name()],
+        &[],
+    );
+    assert_eq!(code(&out), 0);
+    let out = run(&["dump", "--json"], &[npy.path()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!stderr(&out).contains("metadata length"));
+}
+
+/// A file of a kind the tool does not read is named as such by every verb, from a file
+/// or from standard input, instead of being decoded as a message.
+#[test]
+fn kinds_not_read_are_named() {
+    let mut zip = b"PK\x03\x04".to_vec();
+    zip.resize(26, 0);
+    zip.extend_from_slice(&8u16.to_le_bytes());
+    zip.extend_from_slice(&0u16.to_le_bytes());
+    zip.extend_from_slice(b"data.csv");
+    for (bytes, ext, name) in [
+        (&b"PAR1\x15\x04\x15\x10\x15\x14"[..], "parquet", "Parquet"),
+        (&zip[..], "zip", "zip archive"),
+        (b"\x89HDF\r\n\x1a\n\0\0\0\0", "h5", "HDF5"),
+        (b"\x1f\x8b\x08\0\0\0\0\0", "gz", "gzip"),
+        (b"a,b\n1,2\n", "csv", "plain text"),
+        (
+            b"\x01\x02\x03\x04\x05\x06\x07\x08\x09",
+            "bin",
+            "unknown binary data",
+        ),
+    ] {
+        let file = TempFile::with_ext(ext, ext);
+        std::fs::write(file.path(), bytes).unwrap();
+        let output = TempFile::new("not-read-out");
+        for args in [&["dump"][..], &["validate"], &["inspect"]] {
+            for out in [
+                run(args, &[file.path()]),
+                run_stdin(&[args, &["-"]].concat(), bytes),
+            ] {
+                assert_eq!(code(&out), 1, "{ext} {args:?}");
+                let err = stderr(&out);
+                assert!(
+                    err.contains(name) && err.contains("not a kind arrow-tensor reads"),
+                    "{ext} {args:?}: {err}"
+                );
+                assert!(!err.contains("message at byte"), "{ext}: {err}");
+            }
+        }
+        let out = run(&["convert"], &[file.path(), output.path()]);
+        assert_eq!(code(&out), 1);
+        assert!(stderr(&out).contains(name), "{ext}: {}", stderr(&out));
+        assert!(!output.path().exists(), "{ext}: no output is created");
+    }
+}
+
+/// `--help` states the inputs read, `-`, and the contract of memory-mapped input files.
+#[test]
+fn help_names_inputs_and_the_mapping_contract() {
+    for args in [&["--help"][..], &["convert", "--help"], &["dump", "--help"]] {
+        let out = run(args, &[]);
+        assert_eq!(code(&out), 0);
+        let help = stdout(&out);
+        assert!(help.contains("`-` is standard input"), "{args:?}: {help}");
+        assert!(
+            help.contains("must not be modified or truncated"),
+            "{args:?}: {help}"
+        );
+    }
+}
+
+/// A named pipe is read as it comes, like standard input: what detection peeked is not
+/// lost (tensor messages), and other kinds are spooled.
+#[cfg(unix)]
+#[test]
+fn named_pipes_are_read_like_standard_input() {
+    let messages = write_file("fifo-src", &samples());
+    let npz = TempFile::with_ext("fifo-src", "npz");
+    let out = run(
+        &["convert", &nist_ex1().display().to_string(), &npz.name()],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for (source, want) in [(&messages, "6 messages OK"), (&npz, "1 tensor OK (npz)")] {
+        let fifo = TempFile::with_ext("fifo", "pipe");
+        let script = "mkfifo \"$1\" || exit 9; cat \"$2\" > \"$1\" & exec \"$0\" validate \"$1\"";
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(BIN)
+            .arg(fifo.path())
+            .arg(source.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(stdout(&out).contains(want), "{}", stdout(&out));
+    }
 }

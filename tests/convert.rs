@@ -122,7 +122,7 @@ fn make_tensor(vt: ValueType, shape: &[usize], values: &[Scalar], layout: &Layou
         bytes[lead + off..lead + off + w].copy_from_slice(&scalar_bytes(*v));
     }
     let buffer = Buffer::from_vec(bytes).slice(lead);
-    Tensor::try_new(vt, shape.to_vec(), strides, buffer).unwrap()
+    Tensor::try_new(vt, shape, strides, buffer).unwrap()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -172,7 +172,7 @@ fn check_dense(s: &SparseTensor, expected: &[Scalar], what: &str) {
 }
 
 fn check_dense_mode(s: &SparseTensor, expected: &[Scalar], any_nan: bool, what: &str) {
-    let fast = convert::to_dense(s).unwrap();
+    let fast = s.to_dense().unwrap();
     assert!(fast.is_row_major());
     assert_eq!(fast.shape(), s.shape());
     assert_eq!(fast.dim_names(), s.dim_names());
@@ -194,7 +194,7 @@ fn check_valid(s: &SparseTensor, format: SparseFormat, what: &str) {
     assert_eq!(s.format(), format, "{what}: layout");
     let rebuilt = SparseTensor::try_new(
         s.value_type(),
-        s.shape().to_vec(),
+        s.shape(),
         s.values_buffer().clone(),
         s.index().clone(),
     );
@@ -867,9 +867,7 @@ fn permissively_decoded_input_is_validated_first() {
     assert!(!p.is_validated());
     let coo = convert::convert(p, SparseFormat::Coo, &ConvertOptions::default()).unwrap();
     check_valid(&coo, SparseFormat::Coo, "permissive input");
-    assert!(convert::to_dense(p)
-        .unwrap()
-        .content_eq(&s.to_dense().unwrap()));
+    assert!(p.to_dense().unwrap().content_eq(&s.to_dense().unwrap()));
 }
 
 #[test]
@@ -942,13 +940,13 @@ fn threads_do_not_change_results() {
                     convert::from_dense(&t, f, &ConvertOptions::default().with_threads(1)).unwrap();
                 check_valid(&one, f, "threads");
                 check_dense(&one, &expected, "threads");
-                let dense_one = convert::to_dense(&one).unwrap();
+                let dense_one = one.to_dense().unwrap();
                 for threads in [0, 2, 3, 7] {
                     let opts = ConvertOptions::default().with_threads(threads);
                     let many = convert::from_dense(&t, f, &opts).unwrap();
                     assert!(many.content_eq(&one), "{} with {threads} threads", f.name());
                     // And back (CSC splits its output rows between the threads).
-                    let dense = convert::to_dense_with(&one, usize::MAX, &opts).unwrap();
+                    let dense = convert::to_dense(&one, &opts).unwrap();
                     assert!(
                         dense.content_eq(&dense_one),
                         "{} to dense, {threads} threads",
@@ -1005,7 +1003,7 @@ fn huge_sparse_shapes_convert_without_dense_work() {
     // the shape (CSF and COO; a CSR would need 10^12 + 1 indptr entries by definition).
     let big = 1_000_000_000_000usize;
     let s = SparseTensor::coo(
-        &[big, big],
+        [big, big],
         vec![5i64, 7, 0, 999_999_999_999, 5, 3],
         vec![1u16, 2, 3],
     )
@@ -1021,8 +1019,12 @@ fn huge_sparse_shapes_convert_without_dense_work() {
     let back = convert::convert(&csf, SparseFormat::Coo, &ConvertOptions::default()).unwrap();
     assert!(back.content_eq(&c));
     // Too large to expand: an error, not an abort.
-    assert!(convert::to_dense(&s).is_err());
-    assert!(convert::to_dense_limited(&s, 1 << 20).is_err());
+    assert!(s.to_dense().is_err());
+    assert!(convert::to_dense(
+        &s,
+        &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(1 << 20)
+    )
+    .is_err());
 }
 
 /// An indptr of `shape[k] + 1` entries for a tensor of one value is a `Limits` question:
@@ -1042,11 +1044,11 @@ fn indptr_lengths_beyond_the_input_are_a_limits_question() {
     };
     let opts = ConvertOptions::default();
     // One value in a huge matrix.
-    let coo = SparseTensor::coo(&[big, 2], vec![5i64, 1], vec![1.0f64]).unwrap();
+    let coo = SparseTensor::coo([big, 2], vec![5i64, 1], vec![1.0f64]).unwrap();
     limit_exceeded(convert::convert(&coo, SparseFormat::Csr, &opts));
-    let coo_t = SparseTensor::coo(&[2, big], vec![1i64, 5], vec![1.0f64]).unwrap();
+    let coo_t = SparseTensor::coo([2, big], vec![1i64, 5], vec![1.0f64]).unwrap();
     limit_exceeded(convert::convert(&coo_t, SparseFormat::Csc, &opts));
-    let max = SparseTensor::coo(&[i64::MAX as usize, 2], vec![5i64, 1], vec![1.0f64]).unwrap();
+    let max = SparseTensor::coo([i64::MAX as usize, 2], vec![5i64, 1], vec![1.0f64]).unwrap();
     limit_exceeded(convert::convert(&max, SparseFormat::Csr, &opts));
     // What needs no such indptr converts.
     assert_eq!(
@@ -1071,7 +1073,7 @@ fn indptr_lengths_beyond_the_input_are_a_limits_question() {
         0
     );
     // The limit is the caller's.
-    let coo = SparseTensor::coo(&[1000, 2], vec![5i64, 1], vec![1.0f64]).unwrap();
+    let coo = SparseTensor::coo([1000, 2], vec![5i64, 1], vec![1.0f64]).unwrap();
     let small = opts
         .clone()
         .with_limits(Limits::default().with_max_index_len(100));

@@ -278,12 +278,7 @@ fn check_all_paths(c: &Case) {
     // Both dense expansions.
     assert_eq!(dense_of(&t), expected, "SparseTensor::to_dense");
     for threads in [1, 3] {
-        let d = convert::to_dense_with(
-            &t,
-            usize::MAX,
-            &ConvertOptions::default().with_threads(threads),
-        )
-        .unwrap();
+        let d = convert::to_dense(&t, &ConvertOptions::default().with_threads(threads)).unwrap();
         assert_eq!(d.to_vec::<i32>().unwrap(), expected, "convert::to_dense");
     }
 
@@ -408,12 +403,8 @@ fn large_dense_expansions_in_both_orders() {
                 c.order = order;
                 let t = c.tensor();
                 for threads in [1, 4] {
-                    let d = convert::to_dense_with(
-                        &t,
-                        usize::MAX,
-                        &ConvertOptions::default().with_threads(threads),
-                    )
-                    .unwrap();
+                    let d = convert::to_dense(&t, &ConvertOptions::default().with_threads(threads))
+                        .unwrap();
                     assert!(
                         d.to_vec::<i32>().unwrap() == expected,
                         "{shape:?} sorted {sorted} {order:?} threads {threads}"

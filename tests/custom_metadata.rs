@@ -115,12 +115,7 @@ fn conversions_keep_it() {
         let back = s.to_format(SparseFormat::Coo, &opts).unwrap();
         assert_eq!(back.custom_metadata(), Some(&md()), "{f:?}");
         assert_eq!(back.to_dense().unwrap().custom_metadata(), Some(&md()));
-        assert_eq!(
-            arrow_tensor_ipc::convert::to_dense(&s)
-                .unwrap()
-                .custom_metadata(),
-            Some(&md())
-        );
+        assert_eq!(s.to_dense().unwrap().custom_metadata(), Some(&md()));
     }
     assert_eq!(dense.to_row_major().custom_metadata(), Some(&md()));
     // Content equality ignores it.

@@ -59,7 +59,7 @@ fn reads_comments_blank_lines_and_shape_from_data() {
 
 #[test]
 fn writes_every_layout_and_dense_non_zeros() {
-    let t = SparseTensor::coo(&[2, 3], vec![1i64, 2, 0, 0], vec![2.5f64, -1.0]).expect("coo");
+    let t = SparseTensor::coo([2, 3], vec![1i64, 2, 0, 0], vec![2.5f64, -1.0]).expect("coo");
     assert_eq!(
         write(&Message::SparseTensor(t.clone())),
         b"2 3 2.5\n1 1 -1\n"
@@ -68,7 +68,7 @@ fn writes_every_layout_and_dense_non_zeros() {
         .to_format(SparseFormat::Csr, &ConvertOptions::default())
         .expect("csr");
     assert_eq!(write(&Message::SparseTensor(csr)), b"1 1 -1\n2 3 2.5\n");
-    let csf = SparseTensor::coo(&[2, 2, 2], vec![0i64, 1, 1, 1, 0, 0], vec![3u8, 4])
+    let csf = SparseTensor::coo([2, 2, 2], vec![0i64, 1, 1, 1, 0, 0], vec![3u8, 4])
         .expect("coo")
         .to_format(SparseFormat::Csf, &ConvertOptions::default())
         .expect("csf");

@@ -146,7 +146,7 @@ fn coo_4d_example_sorted_is_canonical() {
         .collect();
     let values: Vec<f64> = sorted.iter().map(|(_, v)| *v).collect();
     assert_eq!(values, vec![1., 5., 4., 3., 2., 6.]);
-    let t = SparseTensor::coo(&[2, 3, 4, 5], coords, values).unwrap();
+    let t = SparseTensor::coo([2, 3, 4, 5], coords, values).unwrap();
     assert_eq!(t.format(), SparseFormat::Coo);
     assert_eq!(t.nnz(), 6);
     assert_eq!(t.total_elements(), Some(120));
@@ -236,7 +236,7 @@ fn coo_4d_example_in_assignment_order_is_not_canonical() {
         .flat_map(|(c, _)| c.map(|x| x as i32))
         .collect();
     let values: Vec<f32> = COO_ASSIGNED.iter().map(|(_, v)| *v as f32).collect();
-    let t = SparseTensor::coo(&[2, 3, 4, 5], coords, values).unwrap();
+    let t = SparseTensor::coo([2, 3, 4, 5], coords, values).unwrap();
     let SparseIndex::Coo(c) = t.index() else {
         unreachable!()
     };
@@ -413,7 +413,7 @@ const CSF_ENTRIES: [([usize; 4], f64); 8] = [
 
 fn csf_4d_example() -> SparseTensor {
     SparseTensor::csf(
-        &[2, 3, 4, 5],
+        [2, 3, 4, 5],
         vec![0, 1, 2, 3],
         vec![vec![0i64, 2, 3], vec![0, 1, 3, 4], vec![0, 2, 4, 5, 8]],
         vec![
@@ -473,7 +473,7 @@ fn seed_coo_nonzeros() -> Vec<(Vec<usize>, f64)> {
 
 #[test]
 fn seed_coo_4x4_example() {
-    let t = SparseTensor::coo(&[4, 4], vec![0i64, 1, 2, 0, 3, 3], vec![1.5f32, -0.5, 2.0]).unwrap();
+    let t = SparseTensor::coo([4, 4], vec![0i64, 1, 2, 0, 3, 3], vec![1.5f32, -0.5, 2.0]).unwrap();
     let SparseIndex::Coo(c) = t.index() else {
         unreachable!()
     };
@@ -499,7 +499,7 @@ fn seed_coo_4x4_example() {
 fn seed_coo_4x4_example_uint64_indices() {
     // The seed layout stores uint64 indices: Arrow C++ cannot read them, so writing them
     // needs arrow_compatible = false.
-    let t = SparseTensor::coo(&[4, 4], vec![0u64, 1, 2, 0, 3, 3], vec![1.5f32, -0.5, 2.0]).unwrap();
+    let t = SparseTensor::coo([4, 4], vec![0u64, 1, 2, 0, 3, 3], vec![1.5f32, -0.5, 2.0]).unwrap();
     let e = encode(&t.clone().into(), &WriteOptions::default()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::NotArrowCompatible(_)), "{e}");
     let options = WriteOptions::default().with_arrow_compatible(false);
@@ -514,7 +514,7 @@ fn seed_coo_4x4_example_uint64_indices() {
 #[test]
 fn seed_coo_4x4_example_unsorted_is_linear_scanned() {
     // is_sorted = 0x00: the same entries in another order.
-    let t = SparseTensor::coo(&[4, 4], vec![3i8, 3, 0, 1, 2, 0], vec![2.0f32, 1.5, -0.5]).unwrap();
+    let t = SparseTensor::coo([4, 4], vec![3i8, 3, 0, 1, 2, 0], vec![2.0f32, 1.5, -0.5]).unwrap();
     let SparseIndex::Coo(c) = t.index() else {
         unreachable!()
     };
@@ -540,7 +540,7 @@ fn seed_csf_nonzeros() -> Vec<(Vec<usize>, f64)> {
 fn seed_csf() -> SparseTensor {
     // Arrow has no root pointer array: pos_0 = [0, 2] of the seed is implicit.
     SparseTensor::csf(
-        &[2, 3, 4],
+        [2, 3, 4],
         vec![0, 1, 2],
         vec![vec![0i32, 2, 3], vec![0, 1, 2, 4]],
         vec![vec![0i32, 1], vec![0, 2, 1], vec![1, 3, 0, 2]],
@@ -570,7 +570,7 @@ fn seed_csf_2x3x4_example() {
 fn seed_csf_2x3x4_example_empty() {
     // nnz = 0: level 0 empty, every indptr [0].
     let t = SparseTensor::csf(
-        &[2, 3, 4],
+        [2, 3, 4],
         vec![0, 1, 2],
         vec![vec![0i32], vec![0]],
         vec![vec![], vec![], vec![]],
@@ -588,7 +588,7 @@ fn seed_csf_2x3x4_example_non_identity_axis_orders() {
     // axis order [1, 0, 2]: levels j, i, k. Sorted (j, i, k): (0,0,1)=1 (1,1,0)=3 (1,1,2)=4
     // (2,0,3)=2.
     let jik = SparseTensor::csf(
-        &[2, 3, 4],
+        [2, 3, 4],
         vec![1, 0, 2],
         vec![vec![0u8, 1, 2, 3], vec![0, 1, 3, 4]],
         vec![vec![0u8, 1, 2], vec![0, 1, 0], vec![1, 0, 2, 3]],
@@ -598,7 +598,7 @@ fn seed_csf_2x3x4_example_non_identity_axis_orders() {
     // axis order [2, 0, 1]: levels k, i, j. Sorted (k, i, j): (0,1,1)=3 (1,0,0)=1 (2,1,1)=4
     // (3,0,2)=2.
     let kij = SparseTensor::csf(
-        &[2, 3, 4],
+        [2, 3, 4],
         vec![2, 0, 1],
         vec![vec![0i16, 1, 2, 3, 4], vec![0, 1, 2, 3, 4]],
         vec![vec![0i16, 1, 2, 3], vec![1, 0, 1, 0], vec![1, 0, 1, 2]],

@@ -475,7 +475,7 @@ fn dense_case(
     let t = match layout {
         "row" => Tensor::try_new(
             vt,
-            shape.to_vec(),
+            shape,
             row_strides(shape, w),
             Buffer::from_vec(value_bytes(vt, &vals)),
         )
@@ -489,7 +489,7 @@ fn dense_case(
                 let off: usize = c.iter().zip(&strides).map(|(a, b)| a * b).sum();
                 bytes[off..off + w].copy_from_slice(&src[lin * w..(lin + 1) * w]);
             }
-            Tensor::try_new(vt, shape.to_vec(), strides, Buffer::from_vec(bytes)).unwrap()
+            Tensor::try_new(vt, shape, strides, Buffer::from_vec(bytes)).unwrap()
         }
         _ => {
             // The last dimension doubled, logical values at even positions.
@@ -505,7 +505,7 @@ fn dense_case(
                 let off: usize = c.iter().zip(&strides).map(|(a, b)| a * b).sum();
                 bytes[off..off + w].copy_from_slice(&src[lin * w..(lin + 1) * w]);
             }
-            Tensor::try_new(vt, shape.to_vec(), strides, Buffer::from_vec(bytes)).unwrap()
+            Tensor::try_new(vt, shape, strides, Buffer::from_vec(bytes)).unwrap()
         }
     };
     let t = match &names {
@@ -586,11 +586,9 @@ fn sparse_case(
                 CompressedAxis::Column
             };
             (
-                SparseIndex::Csx(CsxIndex::new(
-                    ax,
-                    index_array(it, &indptr),
-                    index_array(it, &indices),
-                )),
+                SparseIndex::Csx(
+                    CsxIndex::new(ax, index_array(it, &indptr), index_array(it, &indices)).unwrap(),
+                ),
                 entries.iter().map(|x| x.1).collect(),
             )
         }
@@ -636,17 +634,13 @@ fn sparse_case(
                 order,
                 indptr.iter().map(|p| index_array(it, p)).collect(),
                 indices.iter().map(|p| index_array(it, p)).collect(),
-            );
+            )
+            .unwrap();
             (SparseIndex::Csf(idx), entries.iter().map(|x| x.1).collect())
         }
     };
-    let t = SparseTensor::try_new(
-        vt,
-        shape.to_vec(),
-        Buffer::from_vec(value_bytes(vt, &stored)),
-        index,
-    )
-    .unwrap_or_else(|e| panic!("building {kind} {shape:?}: {e}"));
+    let t = SparseTensor::try_new(vt, shape, Buffer::from_vec(value_bytes(vt, &stored)), index)
+        .unwrap_or_else(|e| panic!("building {kind} {shape:?}: {e}"));
     let t = match &names {
         Some(n) => t.with_dim_names(n.clone()).unwrap(),
         None => t,
@@ -700,7 +694,7 @@ fn coo_explicit_case(
     let index = CooIndex::with_order(index_array(it, &stored), shape.len(), order).unwrap();
     let t = SparseTensor::try_new(
         vt,
-        shape.to_vec(),
+        shape,
         Buffer::from_vec(value_bytes(vt, &vals)),
         SparseIndex::Coo(index),
     )
@@ -1207,7 +1201,7 @@ fn column_major_coo(
         CooIndex::with_order(index_array(it, &stored), shape.len(), CooOrder::ColumnMajor).unwrap();
     let t = SparseTensor::try_new(
         vt,
-        shape.to_vec(),
+        shape,
         Buffer::from_vec(value_bytes(vt, &vals)),
         SparseIndex::Coo(index),
     )

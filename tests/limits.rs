@@ -279,7 +279,12 @@ fn to_dense_element_limit() {
     let bytes = coo_msg(&[1 << 20, 1 << 20], &[5, 7], I32, &[1.], true);
     let d = dec(&bytes, ReadOptions::default()).unwrap();
     let t = d.message.as_sparse().unwrap();
-    let e = t.to_dense_limited(limits.max_dense_elements).unwrap_err();
+    let e = t
+        .to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default()
+                .with_max_dense_elements(limits.max_dense_elements),
+        )
+        .unwrap_err();
     assert!(
         matches!(
             e.kind(),
@@ -295,7 +300,9 @@ fn to_dense_element_limit() {
     let bytes = csx_msg([3, 4], 0, (&[0, 1, 1, 2], I32), (&[1, 3], I32), &[1., 2.]);
     let d = dec(&bytes, ReadOptions::default()).unwrap();
     let t = d.message.as_sparse().unwrap();
-    let e = t.to_dense_limited(11).unwrap_err();
+    let e = t
+        .to_dense_with(&arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(11))
+        .unwrap_err();
     assert!(
         matches!(
             e.kind(),
@@ -307,7 +314,12 @@ fn to_dense_element_limit() {
         ),
         "{e}"
     );
-    assert_eq!(t.to_dense_limited(12).unwrap().len(), 12);
+    assert_eq!(
+        t.to_dense_with(&arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(12))
+            .unwrap()
+            .len(),
+        12
+    );
     // Dense tensors whose strides alias (zero strides) describe more elements than their
     // body holds: bounded by the same limit when decoded.
     let (mut d, _) = crafted_dense();
@@ -621,7 +633,10 @@ fn claimed_sizes_cost_no_memory() {
         let d = dec(&bytes, ReadOptions::default()).unwrap();
         let t = d.message.as_sparse().unwrap();
         assert!(t
-            .to_dense_limited(Limits::default().max_dense_elements)
+            .to_dense_with(
+                &arrow_tensor_ipc::ConvertOptions::default()
+                    .with_max_dense_elements(Limits::default().max_dense_elements)
+            )
             .is_err());
     });
 

@@ -1,7 +1,7 @@
 //! The malformed-message suite: each case is one message that breaks one rule, and the test
 //! asserts the specific [`ErrorKind`] from every reader (`decode_message`, `MessageIter`,
 //! `MessageReader`). The same bytes read permissively are either rejected too or decode to
-//! a tensor whose use (`iter`, `for_each_stored`, `to_dense_limited`) fails, and whose
+//! a tensor whose use (`iter`, `for_each_stored`, `to_dense_with`) fails, and whose
 //! lookups (`get` on every cell) return without panicking.
 //!
 //! The first group rebuilds, as our own messages, every hardening fix Arrow C++'s sparse and
@@ -13,7 +13,7 @@ mod common;
 use arrow_tensor_ipc::__private::flatbuf as fb;
 use arrow_tensor_ipc::{
     decode_message, encode, BufferId, ErrorKind, Limits, MessageIter, MessageReader, Misaligned,
-    ReadOptions, Scalar, SparseTensor, WriteOptions,
+    ReadOptions, Scalar, SparseIndex, SparseTensor, WriteOptions,
 };
 use common::craft::{self, Index, IntT, Vt, I16, I32, I64, I8, U64};
 use common::{
@@ -122,7 +122,7 @@ fn coo(coords: &[i64], t: IntT) -> Vec<u8> {
 
 #[test]
 fn bases_are_valid() {
-    let expect_coo = SparseTensor::coo(&[3, 4], vec![0i32, 1, 1, 2, 2, 3], f32s(&[1., 2., 3.]))
+    let expect_coo = SparseTensor::coo([3, 4], vec![0i32, 1, 1, 2, 2, 3], f32s(&[1., 2., 3.]))
         .unwrap()
         .to_dense()
         .unwrap();
@@ -233,13 +233,13 @@ fn arrow_11470_shape_or_stride_products_overflow_int64() {
         let (mut d, body) = crafted_dense();
         d.strides = None;
         d.shape = shape;
-        rejects_structure!(dense_msg(&d, &body), ErrorKind::Overflow(_));
+        rejects_structure!(dense_msg(&d, &body), ErrorKind::Overflow { .. });
     }
     // The same shapes with explicit strides.
     let (mut d, body) = crafted_dense();
     d.shape = vec![1 << 32, 1 << 32];
     d.strides = Some(vec![1 << 34, 4]);
-    rejects_structure!(dense_msg(&d, &body), ErrorKind::Overflow(_));
+    rejects_structure!(dense_msg(&d, &body), ErrorKind::Overflow { .. });
     // Stride products: (shape - 1) x stride summed over the dimensions.
     for (shape, strides) in [
         (vec![4], vec![i64::MAX]),
@@ -250,7 +250,7 @@ fn arrow_11470_shape_or_stride_products_overflow_int64() {
         d.vt = Vt::Int(64, true);
         d.shape = shape;
         d.strides = Some(strides);
-        rejects_structure!(dense_msg(&d, &body), ErrorKind::Overflow(_));
+        rejects_structure!(dense_msg(&d, &body), ErrorKind::Overflow { .. });
     }
     // A sparse tensor may describe a shape whose element count overflows: it decodes (the
     // index is valid) and lookups work, but expanding it overflows instead of allocating.
@@ -261,8 +261,12 @@ fn arrow_11470_shape_or_stride_products_overflow_int64() {
     assert_eq!(t.get(&[1 << 39, 3]).unwrap(), Scalar::Float32(0.));
     assert_eq!(t.total_elements(), None);
     assert!(matches!(
-        t.to_dense_limited(usize::MAX).unwrap_err().kind(),
-        ErrorKind::Overflow(_)
+        t.to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(usize::MAX)
+        )
+        .unwrap_err()
+        .kind(),
+        ErrorKind::Overflow { .. }
     ));
     let bytes = csx_msg(
         [4, 1 << 62],
@@ -275,8 +279,12 @@ fn arrow_11470_shape_or_stride_products_overflow_int64() {
     let t = d.message.as_sparse().unwrap();
     assert_eq!(t.get(&[0, (1 << 62) - 1]).unwrap(), Scalar::Float32(2.));
     assert!(matches!(
-        t.to_dense_limited(usize::MAX).unwrap_err().kind(),
-        ErrorKind::Overflow(_)
+        t.to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(usize::MAX)
+        )
+        .unwrap_err()
+        .kind(),
+        ErrorKind::Overflow { .. }
     ));
 }
 
@@ -331,7 +339,7 @@ fn gh_50054_coo_huge_nnz_small_indices_buffer() {
     for nnz in [i64::MAX, 1 << 62, (1 << 61) + 1] {
         let (mut s, body) = crafted_coo();
         s.nnz = nnz;
-        rejects_structure!(opts: opts, sparse_msg(&s, &body), ErrorKind::Overflow(_));
+        rejects_structure!(opts: opts, sparse_msg(&s, &body), ErrorKind::Overflow { .. });
     }
     let (mut s, body) = crafted_coo();
     s.nnz = 1 << 40;
@@ -371,7 +379,7 @@ fn gh_50054_coo_huge_nnz_small_indices_buffer() {
         *ty = I64;
         *strides = Some(vec![24, 8]);
     }
-    rejects_structure!(opts: opts, sparse_msg(&s, &crafted_coo().1), ErrorKind::Overflow(_));
+    rejects_structure!(opts: opts, sparse_msg(&s, &crafted_coo().1), ErrorKind::Overflow { .. });
 }
 
 /// GH-50077: CSX with nnz or shape[axis] near i64::MAX.
@@ -388,10 +396,10 @@ fn gh_50077_csx_nnz_or_compressed_dimension_near_i64_max() {
         }
     );
     let opts = unlimited_nnz();
-    rejects_structure!(opts: opts, sparse_msg(&s, &body), ErrorKind::Overflow(_));
+    rejects_structure!(opts: opts, sparse_msg(&s, &body), ErrorKind::Overflow { .. });
     for nnz in [i64::MAX, i64::MAX - 1, 1 << 61] {
         s.nnz = nnz;
-        rejects_structure!(opts: opts, sparse_msg(&s, &body), ErrorKind::Overflow(_));
+        rejects_structure!(opts: opts, sparse_msg(&s, &body), ErrorKind::Overflow { .. });
     }
     if let Index::Csx { idx_ty, .. } = &mut s.index {
         *idx_ty = I8;
@@ -418,7 +426,7 @@ fn gh_50077_csx_nnz_or_compressed_dimension_near_i64_max() {
         if let Index::Csx { axis: a, .. } = &mut s.index {
             *a = axis;
         }
-        rejects_structure!(sparse_msg(&s, &body), ErrorKind::Overflow(_));
+        rejects_structure!(sparse_msg(&s, &body), ErrorKind::Overflow { .. });
     }
     let (mut s, body) = crafted_csr();
     s.shape = vec![i64::MAX, 4];
@@ -450,8 +458,12 @@ fn gh_50077_csx_nnz_or_compressed_dimension_near_i64_max() {
     assert_eq!(t.get(&[1, 1 << 62]).unwrap(), Scalar::Float32(0.));
     assert_eq!(t.iter().unwrap().count(), 4);
     assert!(matches!(
-        t.to_dense_limited(usize::MAX).unwrap_err().kind(),
-        ErrorKind::Overflow(_)
+        t.to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(usize::MAX)
+        )
+        .unwrap_err()
+        .kind(),
+        ErrorKind::Overflow { .. }
     ));
 }
 
@@ -1193,6 +1205,17 @@ fn oversized_body_length() {
             available: 24
         }
     );
+    // A declared body a little longer than the bytes present.
+    let (mut s, body) = crafted_coo();
+    s.body_len = body.len() as i64 + 8;
+    rejects_structure!(
+        sparse_msg(&s, &body),
+        ErrorKind::Truncated {
+            part: "body",
+            needed,
+            available
+        } if *needed == body.len() as u64 + 8 && *available == body.len() as u64
+    );
     // A limit below a real body.
     let (d, body) = crafted_dense();
     let opts = ReadOptions::default().with_limits(Limits::default().with_max_body_len(16));
@@ -1740,7 +1763,9 @@ fn empty_tensor_with_overflowing_row_major_strides() {
     d.body_len = 0;
     rejects_structure!(
         dense_msg(&d, &[]),
-        ErrorKind::Overflow(ref what) if what.contains("row-major strides")
+        ErrorKind::Overflow {
+            quantity: arrow_tensor_ipc::Quantity::RowMajorStrides { .. }
+        }
     );
     // The same shape built in memory is refused too.
     let e = arrow_tensor_ipc::Tensor::from_vec(
@@ -1748,7 +1773,7 @@ fn empty_tensor_with_overflowing_row_major_strides() {
         Vec::<i32>::new(),
     )
     .unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
+    assert!(matches!(e.kind(), ErrorKind::Overflow { .. }), "{e}");
     // The largest shape whose strides fit still decodes.
     d.shape = vec![0, 3, i64::MAX / 12];
     let t = dec(&dense_msg(&d, &[]), ReadOptions::strict()).unwrap();
@@ -1768,9 +1793,9 @@ fn fuzz_finding_reencode_overflowing_strides() {
     ))
     .unwrap();
     let e = dec(&bytes, ReadOptions::strict()).unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
+    assert!(matches!(e.kind(), ErrorKind::Overflow { .. }), "{e}");
     let e = dec(&bytes, ReadOptions::permissive()).unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
+    assert!(matches!(e.kind(), ErrorKind::Overflow { .. }), "{e}");
 }
 
 /// The fuzz finding `sparse-empty-overflowing-strides`: a sparse tensor without elements
@@ -1781,12 +1806,14 @@ fn empty_sparse_tensor_with_overflowing_row_major_strides() {
     let huge = 3_602_879_701_896_396_803;
     rejects_structure!(
         coo_msg(&[0, huge], &[], I32, &[], true),
-        ErrorKind::Overflow(ref what) if what.contains("row-major strides")
+        ErrorKind::Overflow {
+            quantity: arrow_tensor_ipc::Quantity::RowMajorStrides { .. }
+        }
     );
     // Built in memory: refused too.
     let e =
-        SparseTensor::coo(&[0, huge as usize], Vec::<i32>::new(), Vec::<f32>::new()).unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
+        SparseTensor::coo([0, huge as usize], Vec::<i32>::new(), Vec::<f32>::new()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Overflow { .. }), "{e}");
     // The largest such shape whose strides fit decodes, expands and re-encodes.
     let fits = i64::MAX / 4;
     let d = dec(
@@ -1804,7 +1831,7 @@ fn empty_sparse_tensor_with_overflowing_row_major_strides() {
     .unwrap();
     for options in [ReadOptions::strict(), ReadOptions::permissive()] {
         let e = dec(&bytes, options).unwrap_err();
-        assert!(matches!(e.kind(), ErrorKind::Overflow(_)), "{e}");
+        assert!(matches!(e.kind(), ErrorKind::Overflow { .. }), "{e}");
     }
 }
 
@@ -1920,7 +1947,10 @@ fn overlapping_buffers() {
             let _ = t.get(&c);
         }
         let _ = t.iter();
-        let _ = t.to_dense_limited(common::DENSE_LIMIT);
+        let _ = t.to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default()
+                .with_max_dense_elements(common::DENSE_LIMIT),
+        );
         t
     };
     // COO values over the last 8 bytes of the indices: they read as coordinates 1 and 2.
@@ -1940,6 +1970,11 @@ fn overlapping_buffers() {
         &sparse_msg(&s, &body),
         BufferId::CooIndices,
         BufferId::Values,
+    );
+    assert_eq!(t.nnz(), 2);
+    assert_eq!(
+        t.values::<f32>().unwrap(),
+        &[f32::from_bits(1), f32::from_bits(2)]
     );
     assert_eq!(t.get(&[1, 2]).unwrap(), Scalar::Float32(f32::from_bits(2)));
     // CSR indptr and indices over the same bytes: [0, 1, 2, 3] and [0, 1, 2].
@@ -2034,7 +2069,9 @@ fn misaligned_buffers_with_misaligned_error() {
         4,
         8,
     );
-    assert_eq!(t.values::<f64>().unwrap(), &[1.5, -2.0]);
+    let values = t.values::<f64>().unwrap();
+    assert_eq!(values, &[1.5, -2.0]);
+    assert_eq!(values.as_ptr() as usize % 8, 0, "the copy is aligned");
     // int32 COO indices at body offset 2.
     let mut body = vec![0u8; 2];
     body.extend(craft::ints(&[0, 2, 1, 3], 4));
@@ -2049,6 +2086,12 @@ fn misaligned_buffers_with_misaligned_error() {
     let bytes = common::sparse_of(&[2, 4], 2, index, (24, 8), &body);
     let t = misaligned(&bytes, BufferId::CooIndices, 2, 4);
     assert_eq!(t.get(&[1, 3]).unwrap(), Scalar::Float32(2.));
+    let SparseIndex::Coo(c) = t.index() else {
+        unreachable!("a COO tensor")
+    };
+    let coords = c.indices().values::<i32>().unwrap();
+    assert_eq!(coords, &[0, 2, 1, 3]);
+    assert_eq!(coords.as_ptr() as usize % 4, 0, "the copy is aligned");
     // CSR: int64 indptr at 4 (int16 indices at 36, aligned).
     let mut body = vec![0u8; 4];
     body.extend(craft::ints(&CSR_PTR, 8));
@@ -2092,8 +2135,8 @@ fn misaligned_buffers_with_misaligned_error() {
     misaligned(&sparse_msg(&s, &body), BufferId::CsfIndices(1), at, 4);
     // A dense body that starts at an odd address: the message header has odd length. Only
     // the zero-copy readers see it (MessageReader copies the body into aligned memory).
-    let (d, body) = crafted_dense();
-    let mut meta = craft::dense(&d);
+    let (d_base, body) = crafted_dense();
+    let mut meta = craft::dense(&d_base);
     if meta.len().is_multiple_of(2) {
         meta.push(0);
     }
@@ -2121,6 +2164,46 @@ fn misaligned_buffers_with_misaligned_error() {
     let t = d.message.as_tensor().unwrap();
     assert_eq!(t.as_slice::<i32>().unwrap(), &[1, 2, 3, 4, 5, 6]);
     common::read(&bytes, error).unwrap();
+    // The same in a stream: a one-byte int8 tensor without padding puts the next message,
+    // and so its body, at an odd offset; the error names that message's offset.
+    let one = craft::Dense {
+        version: 4,
+        vt: Vt::Int(8, true),
+        shape: vec![1],
+        names: vec![],
+        strides: None,
+        data: (0, 1),
+        body_len: 1,
+        custom_metadata: false,
+    };
+    let mut stream = dense_msg(&one, &[7]);
+    let second = stream.len();
+    assert_eq!(second % 2, 1);
+    stream.extend(dense_msg(&d_base, &body));
+    let buf = arrow_buffer::Buffer::from_slice_ref(&stream);
+    let results: Vec<_> = MessageIter::new(buf.clone(), error).collect();
+    assert_eq!(results.len(), 2);
+    assert!(results[0].is_ok());
+    let e = results[1].as_ref().unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Misaligned {
+                buffer: BufferId::TensorData,
+                align: 4,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(e.message_offset(), Some(second as u64));
+    let ok: Vec<_> = MessageIter::new(buf, ReadOptions::default())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let t = ok[1].message.as_tensor().unwrap();
+    let values = t.as_slice::<i32>().unwrap();
+    assert_eq!(values, &[1, 2, 3, 4, 5, 6]);
+    assert_eq!(values.as_ptr() as usize % 4, 0, "the copy is aligned");
 }
 
 #[test]
@@ -2253,7 +2336,10 @@ fn exercise(m: &arrow_tensor_ipc::Message) {
         }
         arrow_tensor_ipc::Message::SparseTensor(t) => {
             let _ = t.iter();
-            let _ = t.to_dense_limited(common::DENSE_LIMIT);
+            let _ = t.to_dense_with(
+                &arrow_tensor_ipc::ConvertOptions::default()
+                    .with_max_dense_elements(common::DENSE_LIMIT),
+            );
             for c in common::cells(t.shape(), 1 << 12) {
                 let _ = t.get(&c);
             }

@@ -213,7 +213,7 @@ fn coo<T: arrow_tensor_ipc::NativeValue>(
     coords: Vec<i64>,
     values: Vec<T>,
 ) -> SparseTensor {
-    SparseTensor::coo(&shape, coords, values).expect("coo")
+    SparseTensor::coo(shape, coords, values).expect("coo")
 }
 
 #[test]
@@ -594,7 +594,7 @@ fn size_errors_are_typed() {
     let overflow = "%%MatrixMarket matrix array real general\n18446744073709551615 3\n1\n";
     assert!(matches!(
         read(overflow.as_bytes()).unwrap_err().kind(),
-        ErrorKind::Overflow(_)
+        ErrorKind::Overflow { .. }
     ));
     let many = format!("{HEAD}2 2 5\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n");
     let opts = MtxReadOptions::default().with_limits(Limits::default().with_max_nnz(4));

@@ -175,3 +175,149 @@ fn file_headers_claiming_huge_sizes_fail_cleanly() {
         assert_clean_error(name, &run, &[]);
     }
 }
+
+/// `producer | arrow-tensor convert - - | consumer` streams: 1.25 GiB of tensor messages,
+/// more than the address-space cap, go through standard input and output with memory
+/// bounded by about one message, and come out byte for byte as they went in.
+#[test]
+fn streamed_standard_input_stays_under_the_cap() {
+    use arrow_tensor_ipc::{Message, MessageWriter, Tensor, WriteOptions};
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+
+    const MESSAGES: usize = 320;
+    // One 4 MiB float64 tensor, encoded once and sent MESSAGES times.
+    let t = Tensor::from_vec(vec![512, 1024], vec![0.5f64; 512 * 1024]).expect("tensor");
+    let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+    w.write(&Message::Tensor(t)).expect("encode");
+    let message = w.into_inner();
+    const EOS: [u8; 8] = [0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0];
+    let total = (message.len() * MESSAGES + EOS.len()) as u64;
+    assert!(total > CAP_KIB << 10);
+
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {CAP_KIB} && exec \"$0\" \"$@\""))
+        .arg(BIN)
+        .args(["convert", "-", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run arrow-tensor under sh");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let sent = message.clone();
+    let writer = std::thread::spawn(move || -> std::io::Result<()> {
+        for _ in 0..MESSAGES {
+            stdin.write_all(&message)?;
+        }
+        stdin.write_all(&EOS)
+    });
+    // Read the output as it comes, comparing it with what went in.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut read = 0u64;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = stdout.read(&mut buf).expect("read the output");
+        if n == 0 {
+            break;
+        }
+        let mut chunk = &buf[..n];
+        let mut at = read as usize;
+        while !chunk.is_empty() {
+            let expected: &[u8] = if at < sent.len() * MESSAGES {
+                &sent[at % sent.len()..]
+            } else {
+                EOS.get(at - sent.len() * MESSAGES..).unwrap_or_default()
+            };
+            let k = expected.len().min(chunk.len());
+            assert!(k > 0, "output longer than the input at byte {at}");
+            assert!(chunk[..k] == expected[..k], "output differs near byte {at}");
+            chunk = &chunk[k..];
+            at += k;
+        }
+        read += n as u64;
+    }
+    let out = child.wait_with_output().expect("wait");
+    writer
+        .join()
+        .expect("writer thread")
+        .expect("write the input");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(read, total, "the output is the input, re-encoded alike");
+}
+
+/// An Arrow IPC stream on standard input is read as it comes too: 1.25 GiB of record
+/// batches, more than the address-space cap (which a copy into a mapped temporary file
+/// would exceed), validated batch by batch.
+#[test]
+fn streamed_ipc_stream_on_standard_input_stays_under_the_cap() {
+    use arrow_tensor_ipc::record_batch::{tensor_to_fixed_shape, FixedShapeOptions};
+    use arrow_tensor_ipc::Tensor;
+    use std::io::Write;
+    use std::process::Stdio;
+
+    const BATCHES: usize = 320;
+    let t = Tensor::from_vec(vec![512, 1024], vec![0.5f64; 512 * 1024]).expect("tensor");
+    let batch = tensor_to_fixed_shape(&t, &FixedShapeOptions::default())
+        .expect("fixed shape")
+        .into_record_batch("t")
+        .expect("batch");
+    let stream_of = |n: usize| {
+        let mut w =
+            IpcWriter::try_new(Vec::new(), &batch.schema(), IpcFormat::Stream).expect("writer");
+        for _ in 0..n {
+            w.write(&batch).expect("write");
+        }
+        w.finish().expect("finish")
+    };
+    // The schema message, one batch message and the end-of-stream marker, told apart by
+    // the lengths of streams of one and two batches.
+    let (one, two) = (stream_of(1), stream_of(2));
+    let batch_len = two.len() - one.len();
+    let schema_len = one.len() - batch_len - 8;
+    let schema = one[..schema_len].to_vec();
+    let message = one[schema_len..schema_len + batch_len].to_vec();
+    let eos = one[schema_len + batch_len..].to_vec();
+    assert!((message.len() * BATCHES) as u64 > CAP_KIB << 10);
+
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {CAP_KIB} && exec \"$0\" \"$@\""))
+        .arg(BIN)
+        .args(["validate", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run arrow-tensor under sh");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || -> std::io::Result<()> {
+        stdin.write_all(&schema)?;
+        for _ in 0..BATCHES {
+            stdin.write_all(&message)?;
+        }
+        stdin.write_all(&eos)
+    });
+    let out = child.wait_with_output().expect("wait");
+    writer
+        .join()
+        .expect("writer thread")
+        .expect("write the input");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout,
+        format!("standard input: {BATCHES} tensors OK (Arrow IPC stream)\n")
+    );
+}

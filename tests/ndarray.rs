@@ -269,7 +269,7 @@ fn wrong_type_is_a_type_mismatch() {
             "{err}"
         );
     }
-    let sparse = SparseTensor::coo(&[2, 2], vec![0i32, 1], vec![1u8]).unwrap();
+    let sparse = SparseTensor::coo([2, 2], vec![0i32, 1], vec![1u8]).unwrap();
     let err = sparse.to_ndarray::<i8>().unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::TypeMismatch { .. }),
@@ -366,8 +366,8 @@ fn sparse_tensors_to_ndarray() {
         ndarray::arr0(2.5f32).into_dyn()
     );
     // The limit is checked before allocating.
-    let huge = SparseTensor::coo(&[1 << 20, 1 << 20], vec![5i64, 5], vec![1.0f64]).unwrap();
-    let err = huge.to_ndarray_limited::<f64>(1 << 24).unwrap_err();
+    let huge = SparseTensor::coo([1 << 20, 1 << 20], vec![5i64, 5], vec![1.0f64]).unwrap();
+    let err = huge.to_ndarray_with::<f64>(1 << 24).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::LimitExceeded { .. }),
         "{err}"
@@ -482,7 +482,7 @@ fn views_of_decoded_tensors_whose_strides_and_buffer_disagree() {
                     err.kind(),
                     ErrorKind::BufferTooShort { .. }
                         | ErrorKind::InvalidStrides { .. }
-                        | ErrorKind::Overflow(_)
+                        | ErrorKind::Overflow { .. }
                 ),
                 "{strides:?}: {err:?}"
             );

@@ -103,7 +103,7 @@ fn sample(vt: ValueType, shape: &[usize], layout: u8, seed: u8) -> Tensor {
             } else {
                 column_major_strides(shape, w)
             };
-            Tensor::try_new(vt, shape.to_vec(), strides, Buffer::from_vec(data)).unwrap()
+            Tensor::try_new(vt, shape, strides, Buffer::from_vec(data)).unwrap()
         }
         _ => {
             let mut big = shape.to_vec();
@@ -116,7 +116,7 @@ fn sample(vt: ValueType, shape: &[usize], layout: u8, seed: u8) -> Tensor {
             if let Some(last) = strides.last_mut() {
                 *last *= 2;
             }
-            Tensor::try_new(vt, shape.to_vec(), strides, Buffer::from_vec(data)).unwrap()
+            Tensor::try_new(vt, shape, strides, Buffer::from_vec(data)).unwrap()
         }
     }
 }
@@ -337,7 +337,9 @@ fn malformed_files_are_typed_errors() {
         assert!(
             matches!(
                 e.kind(),
-                ErrorKind::Parse { .. } | ErrorKind::LimitExceeded { .. } | ErrorKind::Overflow(_)
+                ErrorKind::Parse { .. }
+                    | ErrorKind::LimitExceeded { .. }
+                    | ErrorKind::Overflow { .. }
             ),
             "{shape}: {e}"
         );
@@ -348,7 +350,7 @@ fn malformed_files_are_typed_errors() {
     );
     assert!(matches!(
         read_npy(&overflow, &limits).unwrap_err().kind(),
-        ErrorKind::Overflow(_)
+        ErrorKind::Overflow { .. }
     ));
     // Rank over the limit.
     let rank = npy_file(

@@ -125,7 +125,7 @@ fn samples() -> Vec<(String, SparseTensor)> {
             }
             let dense = Tensor::try_new(
                 vt,
-                shape.to_vec(),
+                shape,
                 arrow_tensor_ipc::row_major_strides(shape, w),
                 Buffer::from_vec(data),
             )
@@ -251,8 +251,7 @@ proptest! {
 #[test]
 fn coo_layouts_and_rank_errors() {
     // An unsorted row-major COO index comes back (column-major, as scipy stores it).
-    let coo =
-        SparseTensor::coo(&[3, 3], vec![2i32, 1, 0, 0, 1, 2], vec![1.0f32, 2.0, 3.0]).unwrap();
+    let coo = SparseTensor::coo([3, 3], vec![2i32, 1, 0, 0, 1, 2], vec![1.0f32, 2.0, 3.0]).unwrap();
     let back = round_trip_one(&coo, false);
     assert_eq!(back.nnz(), 3);
     assert!(back
@@ -274,7 +273,7 @@ fn coo_layouts_and_rank_errors() {
         vec![2, 0, 0, 0, 0, 41]
     );
     // CSF and rank 3 are refused.
-    let coo3 = SparseTensor::coo(&[2, 2, 2], vec![0i64, 1, 1], vec![5i16]).unwrap();
+    let coo3 = SparseTensor::coo([2, 2, 2], vec![0i64, 1, 1], vec![5i16]).unwrap();
     let e = write_npz(&coo3, Cursor::new(Vec::new()), &NpzWriteOptions::default()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
     let csf = coo3.to_format(SparseFormat::Csf, &ConvertOptions::default());

@@ -69,7 +69,7 @@ fn permuted_cells(vt: ValueType, shape: &[usize], order: &[usize], seed: u64) ->
         strides[1 + l] = ps[1 + j];
     }
     let n = shape.iter().product();
-    Tensor::try_new(vt, shape.to_vec(), strides, sample(vt, n, seed)).unwrap()
+    Tensor::try_new(vt, shape, strides, sample(vt, n, seed)).unwrap()
 }
 
 fn inverse(order: &[usize]) -> Vec<usize> {
@@ -132,14 +132,14 @@ fn arrow_rs_reads_our_fixed_shape_columns() {
         let shape = [3usize, 2, 3, 4];
         let rm = Tensor::try_new(
             vt,
-            shape.to_vec(),
+            shape,
             row_major_strides(&shape, w),
             sample(vt, 72, seed),
         )
         .unwrap();
         let cm = Tensor::try_new(
             vt,
-            shape.to_vec(),
+            shape,
             column_major_strides(&shape, w),
             sample(vt, 72, seed),
         )
@@ -250,15 +250,10 @@ fn arrow_rs_reads_our_variable_shape_columns() {
             .enumerate()
             .map(|(i, s)| {
                 let n = s.iter().product();
-                Tensor::try_new(
-                    vt,
-                    s.to_vec(),
-                    row_major_strides(s, w),
-                    sample(vt, n, i as u64),
-                )
-                .unwrap()
-                .with_dim_names(["H", "W"])
-                .unwrap()
+                Tensor::try_new(vt, s, row_major_strides(s, w), sample(vt, n, i as u64))
+                    .unwrap()
+                    .with_dim_names(["H", "W"])
+                    .unwrap()
             })
             .collect();
         let batch = tensors_to_variable_shape(&tensors)
@@ -505,7 +500,7 @@ fn we_read_arrow_rs_variable_shape_fields() {
                         .with_dim_names(["c", "a", "b"])
                         .unwrap()
                 } else {
-                    Tensor::try_new(vt, p.to_vec(), ps, cell).unwrap()
+                    Tensor::try_new(vt, p, ps, cell).unwrap()
                 };
                 assert!(
                     t.content_eq(&want),

@@ -5,19 +5,12 @@
 #[path = "../fuzz/metadata_target.rs"]
 mod target;
 
+#[path = "common/replay.rs"]
+mod replay;
+
 #[test]
 fn corpus_replays_without_panic() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/record_batch_metadata");
-    let mut n = 0;
-    for entry in std::fs::read_dir(&dir).expect("corpus directory") {
-        let path = entry.expect("entry").path();
-        if path.is_file() {
-            target::record_batch_metadata(&std::fs::read(&path).expect("read"));
-            n += 1;
-        }
-    }
-    assert!(n > 0, "empty corpus {}", dir.display());
+    replay::replay_corpus("record_batch_metadata", target::record_batch_metadata);
 }
 
 /// Inputs from a fixed pseudo-random sequence: each builds some batch with extreme

@@ -120,13 +120,13 @@ fn sample_bytes(vt: ValueType, n: usize, seed: u64) -> Buffer {
 fn row_major(vt: ValueType, shape: &[usize], seed: u64) -> Tensor {
     let n = shape.iter().product();
     let strides = row_major_strides(shape, vt.byte_width());
-    Tensor::try_new(vt, shape.to_vec(), strides, sample_bytes(vt, n, seed)).unwrap()
+    Tensor::try_new(vt, shape, strides, sample_bytes(vt, n, seed)).unwrap()
 }
 
 fn column_major(vt: ValueType, shape: &[usize], seed: u64) -> Tensor {
     let n = shape.iter().product();
     let strides = column_major_strides(shape, vt.byte_width());
-    Tensor::try_new(vt, shape.to_vec(), strides, sample_bytes(vt, n, seed)).unwrap()
+    Tensor::try_new(vt, shape, strides, sample_bytes(vt, n, seed)).unwrap()
 }
 
 /// A tensor whose first axis is outermost and whose cells are stored with their logical
@@ -141,7 +141,7 @@ fn permuted_cells(vt: ValueType, shape: &[usize], order: &[usize], seed: u64) ->
         strides[1 + l] = ps[1 + j];
     }
     let n = shape.iter().product();
-    Tensor::try_new(vt, shape.to_vec(), strides, sample_bytes(vt, n, seed)).unwrap()
+    Tensor::try_new(vt, shape, strides, sample_bytes(vt, n, seed)).unwrap()
 }
 
 fn names(shape: &[usize]) -> Vec<String> {
@@ -502,7 +502,7 @@ fn sparse_source(vt: ValueType, shape: &[usize], seed: u64) -> Tensor {
         .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
         .collect();
     let data = Buffer::from_vec(words).slice_with_length(0, n * w);
-    Tensor::try_new(vt, shape.to_vec(), row_major_strides(shape, w), data).unwrap()
+    Tensor::try_new(vt, shape, row_major_strides(shape, w), data).unwrap()
 }
 
 /// The row-major positions of the non-zero values of a dense tensor, one list per dimension.
@@ -798,6 +798,23 @@ fn check_pyarrow_error(c: &Value) {
             assert_eq!(column, want["column"].as_str().unwrap(), "{name}: {err}");
             let part = want["reason"].as_str().unwrap();
             assert!(reason.contains(part), "{name}: {err:?} should say {part:?}");
+        }
+        (
+            ErrorKind::CountMismatch {
+                what,
+                expected,
+                found,
+            },
+            "CountMismatch",
+        ) => {
+            let part = want["what"].as_str().unwrap();
+            assert!(what.contains(part), "{name}: {err:?} should say {part:?}");
+            assert_eq!(
+                *expected,
+                want["expected"].as_u64().unwrap(),
+                "{name}: {err}"
+            );
+            assert_eq!(*found, want["found"].as_u64().unwrap(), "{name}: {err}");
         }
         (kind, w) => panic!("{name}: {kind:?}, expected {w}"),
     }

@@ -222,7 +222,7 @@ fn build_csx(c: &Case, vt: ValueType, it: IndexType, axis: CompressedAxis) -> Sp
     }
     let indices: Vec<usize> = entries.iter().map(|e| e.1).collect();
     let order: Vec<usize> = entries.iter().map(|e| e.2).collect();
-    let index = CsxIndex::new(axis, index_array(it, &indptr), index_array(it, &indices));
+    let index = CsxIndex::new(axis, index_array(it, &indptr), index_array(it, &indices)).unwrap();
     let t = SparseTensor::try_new(
         vt,
         c.shape.clone(),
@@ -270,7 +270,8 @@ fn build_csf(c: &Case, vt: ValueType, it: IndexType, order: &[usize]) -> SparseT
         order.to_vec(),
         indptr.iter().map(|a| index_array(it, a)).collect(),
         indices.iter().map(|a| index_array(it, a)).collect(),
-    );
+    )
+    .unwrap();
     let t = SparseTensor::try_new(
         vt,
         c.shape.clone(),
@@ -641,7 +642,7 @@ fn to_bytes_places_the_largest_buffer_and_matches_to_vec() {
     let nnz = (5 << 20) / 8;
     let coords: Vec<i64> = (0..nnz as i64).collect();
     let values: Vec<f64> = (0..nnz).map(|i| i as f64 + 1.0).collect();
-    let s = SparseTensor::coo(&[nnz], coords, values).unwrap();
+    let s = SparseTensor::coo([nnz], coords, values).unwrap();
     let encoded = encode(&s.into(), &WriteOptions::default()).unwrap();
     assert!(encoded.to_bytes()[..] == encoded.to_vec()[..], "sparse");
 }

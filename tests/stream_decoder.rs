@@ -94,7 +94,7 @@ fn stream() -> Vec<u8> {
         Tensor::from_vec(vec![2, 3], vec![1.0f64, 2., 3., 4., 5., 6.])
             .unwrap()
             .into(),
-        SparseTensor::coo(&[3, 4], vec![0i64, 1, 2, 3], vec![1.5f32, 2.5])
+        SparseTensor::coo([3, 4], vec![0i64, 1, 2, 3], vec![1.5f32, 2.5])
             .unwrap()
             .into(),
         SparseTensor::csr([3, 4], vec![0i32, 1, 1, 3], vec![2, 0, 3], vec![7u8, 8, 9])
@@ -104,7 +104,7 @@ fn stream() -> Vec<u8> {
             .unwrap()
             .into(),
         SparseTensor::csf(
-            &[2, 3, 4],
+            [2, 3, 4],
             vec![0, 1, 2],
             vec![vec![0i32, 1, 2], vec![0, 1, 2]],
             vec![vec![0, 1], vec![0, 2], vec![1, 3]],

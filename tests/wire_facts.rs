@@ -147,7 +147,7 @@ fn arrow_coo() -> (craft::Sparse, Vec<u8>, SparseTensor) {
         custom_metadata: false,
     };
     let expected = SparseTensor::coo(
-        &[3, 4, 5],
+        [3, 4, 5],
         coords.iter().map(|&c| c as i32).collect(),
         vec![1.5f32, -2.0, 3.0],
     )
@@ -927,11 +927,11 @@ fn dense_reader_checks() {
     // Overflow-checked (ARROW-11470).
     assert!(matches!(
         dec_err(&arrow_dense(&spec(&[3, 1 << 62], &[4, 4]), &body)),
-        ErrorKind::Overflow(_)
+        ErrorKind::Overflow { .. }
     ));
     assert!(matches!(
         dec_err(&arrow_dense(&spec(&[3, 2], &[i64::MAX, 4]), &body)),
-        ErrorKind::Overflow(_)
+        ErrorKind::Overflow { .. }
     ));
 }
 
@@ -1035,11 +1035,14 @@ fn sparse_csr_and_csc_as_arrow_writes_them() {
         ValueType::Float64,
         vec![6, 4],
         Buffer::from_vec(values.clone()),
-        SparseIndex::Csx(CsxIndex::new(
-            CompressedAxis::Row,
-            IndexArray::from_vec(indptr.to_vec()),
-            IndexArray::from_vec(indices.iter().map(|&v| v as i32).collect::<Vec<_>>()),
-        )),
+        SparseIndex::Csx(
+            CsxIndex::new(
+                CompressedAxis::Row,
+                IndexArray::from_vec(indptr.to_vec()),
+                IndexArray::from_vec(indices.iter().map(|&v| v as i32).collect::<Vec<_>>()),
+            )
+            .unwrap(),
+        ),
     )
     .unwrap();
     assert!(t.content_eq(&expected));
@@ -1144,19 +1147,22 @@ fn expected_csf(
 ) -> SparseTensor {
     SparseTensor::try_new(
         ValueType::Float64,
-        shape.to_vec(),
+        shape,
         Buffer::from_vec(values.to_vec()),
-        SparseIndex::Csf(arrow_tensor_ipc::CsfIndex::new(
-            order.to_vec(),
-            indptr
-                .iter()
-                .map(|a| IndexArray::from_vec(a.to_vec()))
-                .collect(),
-            indices
-                .iter()
-                .map(|a| IndexArray::from_vec(a.iter().map(|&v| v as i32).collect::<Vec<_>>()))
-                .collect(),
-        )),
+        SparseIndex::Csf(
+            arrow_tensor_ipc::CsfIndex::new(
+                order.to_vec(),
+                indptr
+                    .iter()
+                    .map(|a| IndexArray::from_vec(a.to_vec()))
+                    .collect(),
+                indices
+                    .iter()
+                    .map(|a| IndexArray::from_vec(a.iter().map(|&v| v as i32).collect::<Vec<_>>()))
+                    .collect(),
+            )
+            .unwrap(),
+        ),
     )
     .unwrap()
 }
@@ -1225,7 +1231,7 @@ fn sparse_csf_as_arrow_writes_it() {
 #[test]
 fn csf_byte_lengths_are_also_read() {
     let t = SparseTensor::csf(
-        &[2, 3, 4],
+        [2, 3, 4],
         vec![2, 0, 1],
         vec![vec![0i16, 1, 2, 3, 4], vec![0, 1, 2, 3, 4]],
         vec![vec![0i16, 1, 2, 3], vec![1, 0, 1, 0], vec![1, 0, 1, 2]],
@@ -1379,7 +1385,7 @@ fn coo_strides_for_nnz_zero_and_rank_zero() {
     assert_eq!(t.nnz(), 1);
     assert_eq!(t.get(&[]).unwrap(), Scalar::Float32(4.5));
     // We write [w, w] in both cases.
-    let empty = SparseTensor::coo(&[2, 3], Vec::<i32>::new(), Vec::<f32>::new()).unwrap();
+    let empty = SparseTensor::coo([2, 3], Vec::<i32>::new(), Vec::<f32>::new()).unwrap();
     let scalar = SparseTensor::try_new(
         ValueType::Float32,
         vec![],
@@ -1442,8 +1448,8 @@ fn coo_is_canonical_absent_is_false_and_duplicates_are_allowed() {
 
 #[test]
 fn we_write_is_canonical_only_when_sorted() {
-    let sorted = SparseTensor::coo(&[3, 3], vec![0i32, 1, 2, 2], vec![1f32, 2.]).unwrap();
-    let unsorted = SparseTensor::coo(&[3, 3], vec![2i32, 2, 0, 1], vec![2f32, 1.]).unwrap();
+    let sorted = SparseTensor::coo([3, 3], vec![0i32, 1, 2, 2], vec![1f32, 2.]).unwrap();
+    let unsorted = SparseTensor::coo([3, 3], vec![2i32, 2, 0, 1], vec![2f32, 1.]).unwrap();
     for (t, canonical) in [(sorted, true), (unsorted, false)] {
         let bytes = enc(t.clone());
         let m = written(&bytes);
@@ -1608,7 +1614,10 @@ fn upstream_hardening_checks() {
     s.nnz = i64::MAX / 2;
     let e = dec_err(&arrow_sparse(&s, &body));
     assert!(
-        matches!(e, ErrorKind::LimitExceeded { .. } | ErrorKind::Overflow(_)),
+        matches!(
+            e,
+            ErrorKind::LimitExceeded { .. } | ErrorKind::Overflow { .. }
+        ),
         "{e}"
     );
     // GH-50077: CSX sizes near i64::MAX.
@@ -1636,7 +1645,7 @@ fn upstream_hardening_checks() {
     };
     assert!(matches!(
         dec_err(&arrow_sparse(&s, &b.0)),
-        ErrorKind::Overflow(_)
+        ErrorKind::Overflow { .. }
     ));
     // GH-50161: CSF buffer counts against ndim.
     let bytes = arrow_csf(
@@ -1679,7 +1688,7 @@ fn sample_messages() -> Vec<Message> {
         Tensor::from_vec(vec![2, 2], vec![1f64, 2., 3., 4.])
             .unwrap()
             .into(),
-        SparseTensor::coo(&[3, 4], vec![0i16, 1, 2, 3], vec![1u8, 2])
+        SparseTensor::coo([3, 4], vec![0i16, 1, 2, 3], vec![1u8, 2])
             .unwrap()
             .into(),
         SparseTensor::csr([2, 3], vec![0i32, 1, 3], vec![2, 0, 1], vec![1f32, 2., 3.])
@@ -1689,7 +1698,7 @@ fn sample_messages() -> Vec<Message> {
             .unwrap()
             .into(),
         SparseTensor::csf(
-            &[2, 3, 4],
+            [2, 3, 4],
             vec![0, 1, 2],
             vec![vec![0i64, 2, 3], vec![0, 1, 2, 4]],
             vec![vec![0i64, 1], vec![0, 2, 1], vec![1, 3, 0, 2]],
@@ -1753,7 +1762,7 @@ fn we_write_csf_lengths_as_element_counts() {
 
 #[test]
 fn we_write_coo_strides() {
-    let row = SparseTensor::coo(&[3, 4, 5], vec![0i32, 1, 2, 1, 0, 4], vec![1f32, 2.]).unwrap();
+    let row = SparseTensor::coo([3, 4, 5], vec![0i32, 1, 2, 1, 0, 4], vec![1f32, 2.]).unwrap();
     let col = SparseTensor::try_new(
         ValueType::Float32,
         vec![3, 4, 5],
@@ -1815,10 +1824,10 @@ fn we_write_compressed_axis() {
 
 #[test]
 fn we_refuse_uint64_indices_unless_not_arrow_compatible() {
-    let coo = SparseTensor::coo(&[3, 4], vec![0u64, 1], vec![1f32]).unwrap();
+    let coo = SparseTensor::coo([3, 4], vec![0u64, 1], vec![1f32]).unwrap();
     let csr = SparseTensor::csr([2, 2], vec![0u64, 1, 1], vec![1], vec![1f32]).unwrap();
     let csf = SparseTensor::csf(
-        &[2, 2],
+        [2, 2],
         vec![0, 1],
         vec![vec![0u64, 1]],
         vec![vec![1u64], vec![0]],
@@ -1840,7 +1849,7 @@ fn we_refuse_int8_indices_with_more_than_127_entries() {
     let coords: Vec<i8> = (0..n)
         .flat_map(|i| [(i / 16) as i8, (i % 16) as i8])
         .collect();
-    let coo = SparseTensor::coo(&[16, 16], coords, vec![1u8; n]).unwrap();
+    let coo = SparseTensor::coo([16, 16], coords, vec![1u8; n]).unwrap();
     // CSR with int8 indptr cannot even hold nnz = 200; int16 indptr and int8 indices can.
     let indptr: Vec<i16> = (0..=16).map(|r| (r * 16).min(n) as i16).collect();
     let indices: Vec<i16> = (0..n).map(|i| (i % 16) as i16).collect();
@@ -1849,16 +1858,19 @@ fn we_refuse_int8_indices_with_more_than_127_entries() {
         ValueType::UInt8,
         vec![16, 16],
         Buffer::from_vec(vec![1u8; n]),
-        SparseIndex::Csx(CsxIndex::new(
-            CompressedAxis::Row,
-            IndexArray::from_vec(indptr),
-            IndexArray::from_vec(indices.iter().map(|&v| v as i8).collect::<Vec<_>>()),
-        )),
+        SparseIndex::Csx(
+            CsxIndex::new(
+                CompressedAxis::Row,
+                IndexArray::from_vec(indptr),
+                IndexArray::from_vec(indices.iter().map(|&v| v as i8).collect::<Vec<_>>()),
+            )
+            .unwrap(),
+        ),
     )
     .unwrap();
     // Exactly 127 entries is fine.
     let ok = SparseTensor::coo(
-        &[16, 16],
+        [16, 16],
         (0..127usize)
             .flat_map(|i| [(i / 16) as i8, (i % 16) as i8])
             .collect(),

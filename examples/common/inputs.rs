@@ -113,11 +113,14 @@ pub fn sparse<I: NativeIndex>(layout: Layout, nnz: usize) -> SparseTensor {
             } else {
                 CompressedAxis::Column
             };
-            SparseIndex::Csx(CsxIndex::new(
-                axis,
-                IndexArray::from_vec(indptr),
-                IndexArray::from_vec(indices),
-            ))
+            SparseIndex::Csx(
+                CsxIndex::new(
+                    axis,
+                    IndexArray::from_vec(indptr),
+                    IndexArray::from_vec(indices),
+                )
+                .unwrap(),
+            )
         }
         Layout::Csf => {
             let mut idx: [Vec<I>; 3] = Default::default();
@@ -143,11 +146,14 @@ pub fn sparse<I: NativeIndex>(layout: Layout, nnz: usize) -> SparseTensor {
             ptr[0].push(ix(idx[1].len()));
             ptr[1].push(ix(idx[2].len()));
             let [p0, p1] = ptr;
-            SparseIndex::Csf(CsfIndex::new(
-                vec![0, 1, 2],
-                vec![IndexArray::from_vec(p0), IndexArray::from_vec(p1)],
-                idx.into_iter().map(IndexArray::from_vec).collect(),
-            ))
+            SparseIndex::Csf(
+                CsfIndex::new(
+                    vec![0, 1, 2],
+                    vec![IndexArray::from_vec(p0), IndexArray::from_vec(p1)],
+                    idx.into_iter().map(IndexArray::from_vec).collect(),
+                )
+                .unwrap(),
+            )
         }
     };
     SparseTensor::try_new_with_duplicates(
@@ -178,7 +184,7 @@ pub fn index_bytes(t: &SparseTensor) -> usize {
 pub fn validate_strict(t: &SparseTensor) -> SparseTensor {
     SparseTensor::try_new_with_duplicates(
         t.value_type(),
-        t.shape().to_vec(),
+        t.shape(),
         t.values_buffer().clone(),
         t.index().clone(),
     )

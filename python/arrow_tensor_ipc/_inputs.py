@@ -15,32 +15,10 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from . import _native
-from ._message import _DTYPES, SparseTensor, Tensor
+from ._dtypes import index_type_name, value_type_name
+from ._message import SparseTensor, Tensor
 
 __all__ = ["to_native", "is_tensor_like", "index_type_name"]
-
-_NAMES = {dt: name for name, dt in _DTYPES.items()}
-
-
-def _value_type(dtype: np.dtype, what: str) -> str:
-    name = _NAMES.get(dtype.newbyteorder("<"))
-    if name is None or dtype.kind not in "iuf":
-        raise TypeError(
-            f"{what} has dtype {dtype}; Arrow tensors hold int8..int64, uint8..uint64, "
-            "float16, float32 or float64"
-        )
-    return name
-
-
-def index_type_name(t: Any) -> str:
-    """The Arrow index type name of a dtype-like (``np.int32``, ``"int32"``, ...)."""
-    dt = np.dtype(t)
-    name = _NAMES.get(dt.newbyteorder("<"))
-    if name is None or dt.kind not in "iu":
-        raise _native.ArrowTensorError(
-            f"unsupported index type {t!r} (expected int8..int64 or uint8..uint64)"
-        )
-    return name
 
 
 def _little(a: np.ndarray) -> np.ndarray:
@@ -63,7 +41,7 @@ def _names(dim_names: Optional[Sequence[str]]) -> Optional[list[str]]:
 
 
 def _from_numpy(a: np.ndarray, dim_names: Optional[Sequence[str]]) -> _native.Message:
-    vt = _value_type(a.dtype, "the array")
+    vt = value_type_name(a.dtype, "the array")
     a = _little(a)
     if a.ndim == 0:
         return _native.dense(vt, a.reshape(1), _names(dim_names), True)
@@ -91,7 +69,7 @@ def _from_pyarrow(
         values = _contiguous(data.reshape(-1))
         coords = _contiguous(coords)
         return _native.coo(
-            _value_type(values.dtype, "the values"),
+            value_type_name(values.dtype, "the values"),
             shape,
             values,
             coords,
@@ -105,7 +83,7 @@ def _from_pyarrow(
         indptr, indices = _contiguous(indptr), _contiguous(indices)
         return _native.csx(
             isinstance(obj, pa.SparseCSRMatrix),
-            _value_type(values.dtype, "the values"),
+            value_type_name(values.dtype, "the values"),
             shape,
             values,
             indptr,
@@ -123,7 +101,7 @@ def _from_pyarrow(
         indices = [_contiguous(a, it) for a in indices]
         order = _csf_axis_order(obj, pa, data, indptr, indices)
         return _native.csf(
-            _value_type(values.dtype, "the values"),
+            value_type_name(values.dtype, "the values"),
             shape,
             values,
             indptr,
@@ -205,7 +183,7 @@ def _from_scipy(
         indptr, indices = _contiguous(obj.indptr), _contiguous(obj.indices)
         return _native.csx(
             fmt == "csr",
-            _value_type(values.dtype, "the values"),
+            value_type_name(values.dtype, "the values"),
             shape,
             values,
             indptr,
@@ -225,7 +203,7 @@ def _from_scipy(
             matrix[:, d] = c
         values = _contiguous(obj.data)
         return _native.coo(
-            _value_type(values.dtype, "the values"),
+            value_type_name(values.dtype, "the values"),
             shape,
             values,
             matrix,

@@ -12,31 +12,14 @@ from typing import Any, Sequence, Union
 import numpy as np
 
 from . import _native
+from ._dtypes import DTYPES, index_type_name
 
 __all__ = ["Tensor", "SparseTensor", "Message", "wrap"]
-
-#: numpy dtypes of the Arrow value and index types, little-endian.
-_DTYPES = {
-    name: np.dtype(code)
-    for name, code in {
-        "int8": "i1",
-        "int16": "<i2",
-        "int32": "<i4",
-        "int64": "<i8",
-        "uint8": "u1",
-        "uint16": "<u2",
-        "uint32": "<u4",
-        "uint64": "<u8",
-        "float16": "<f2",
-        "float32": "<f4",
-        "float64": "<f8",
-    }.items()
-}
 
 
 def _array(view: _native.BufferView, type_name: str) -> np.ndarray:
     """A read-only 1-D numpy array over a native buffer view (no copy)."""
-    return np.frombuffer(view, dtype=_DTYPES[type_name])
+    return np.frombuffer(view, dtype=DTYPES[type_name])
 
 
 class _Base:
@@ -70,7 +53,7 @@ class _Base:
     @property
     def dtype(self) -> np.dtype:
         """The value type as a numpy dtype."""
-        return _DTYPES[self._m.value_type]
+        return DTYPES[self._m.value_type]
 
     def get(self, coords: Sequence[int]) -> Any:
         """The value at a logical index, as a numpy scalar of :attr:`dtype`.
@@ -106,8 +89,6 @@ class _Base:
         >>> t.to_format("coo").coords.tolist()
         [[0, 1], [1, 0]]
         """
-        from ._inputs import index_type_name
-
         it = None if index_type is None else index_type_name(index_type)
         return wrap(self._m.to_format(format, it, axis_order, drop_zeros))
 

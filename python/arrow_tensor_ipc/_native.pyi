@@ -9,7 +9,29 @@ import numpy as np
 
 class ArrowTensorError(ValueError):
     """An invalid message, or a tensor that cannot be built, converted or written; the
-    message is the Rust crate's error."""
+    message is the Rust crate's error.
+
+    Raised by the crate, it also carries what went wrong and where, as data (``None``
+    where unknown or not applicable, and on errors raised by the Python layer itself)."""
+
+    kind: Optional[str]
+    """The crate's error kind in snake_case (``"truncated"``, ``"coordinate_out_of_range"``, ...)."""
+    position: Optional[str]
+    """Where the error happened, as text (``"message at byte 128"``, ``"line 7"``, ...)."""
+    message_offset: Optional[int]
+    """Byte offset of the message in its stream or buffer."""
+    line: Optional[int]
+    """Line of a text file (1-based)."""
+    member: Optional[str]
+    """Member of an archive."""
+    byte: Optional[int]
+    """Byte offset in a file."""
+    batch: Optional[int]
+    """Record batch (0-based) of an Arrow input."""
+    column: Optional[str]
+    """Column of a record batch."""
+    row: Optional[int]
+    """Row of a record batch."""
 
 class BufferView:
     """A read-only byte buffer of a message, exported through the buffer protocol."""

@@ -25,9 +25,66 @@ pyo3::create_exception!(
     "An invalid message, or a tensor that cannot be built, converted or written; the message is the Rust crate's error."
 );
 
-/// A crate error as an `ArrowTensorError` with the same message.
+/// The attributes an `ArrowTensorError` carries besides its message: the kind of error and
+/// where it happened (`None` where unknown or not applicable).
+const ERROR_ATTRIBUTES: [&str; 9] = [
+    "kind",
+    "position",
+    "message_offset",
+    "line",
+    "member",
+    "byte",
+    "batch",
+    "column",
+    "row",
+];
+
+/// A crate error as an `ArrowTensorError` with the same message, its kind
+/// ([`arrow_tensor_ipc::ErrorKind::name`]) and its position as attributes.
 pub(crate) fn to_py_err(e: arrow_tensor_ipc::Error) -> PyErr {
-    ArrowTensorError::new_err(e.to_string())
+    use arrow_tensor_ipc::{Location, Position};
+    let err = ArrowTensorError::new_err(e.to_string());
+    Python::attach(|py| {
+        let value = err.value(py);
+        let set = |name: &str, v: Bound<'_, PyAny>| {
+            // Setting an attribute on a fresh exception instance does not fail; if it ever
+            // did, the exception keeps its message and the class default (None).
+            let _ = value.setattr(name, v);
+        };
+        set(
+            "kind",
+            pyo3::types::PyString::new(py, e.kind().name()).into_any(),
+        );
+        let Some(position) = e.position() else {
+            return;
+        };
+        let text = position.to_string();
+        set("position", pyo3::types::PyString::new(py, &text).into_any());
+        let int = |v: u64| match v.into_pyobject(py) {
+            Ok(o) => o.into_any(),
+            Err(never) => match never {},
+        };
+        let string = |v: &str| pyo3::types::PyString::new(py, v).into_any();
+        match position {
+            Position::Message { offset } => set("message_offset", int(offset)),
+            Position::File(Location::Line(n)) => set("line", int(n)),
+            Position::File(Location::Byte(b)) => set("byte", int(b)),
+            Position::File(Location::Member(m)) => set("member", string(&m)),
+            Position::Batch { batch, column, row } => {
+                if let Some(b) = batch {
+                    set("batch", int(b));
+                }
+                if let Some(c) = column {
+                    set("column", string(&c));
+                }
+                if let Some(r) = row {
+                    set("row", int(r as u64));
+                }
+            }
+            _ => {}
+        }
+    });
+    err
 }
 
 /// A value type from its name.
@@ -51,7 +108,11 @@ pub(crate) fn index_type_of(name: &str) -> PyResult<IndexType> {
 /// The extension module `arrow_tensor_ipc._native`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("ArrowTensorError", m.py().get_type::<ArrowTensorError>())?;
+    let error_type = m.py().get_type::<ArrowTensorError>();
+    for name in ERROR_ATTRIBUTES {
+        error_type.setattr(name, m.py().None())?;
+    }
+    m.add("ArrowTensorError", error_type)?;
     m.add_class::<message::PyMessage>()?;
     m.add_class::<buffer::BufferView>()?;
     m.add_class::<stream::MessageStream>()?;

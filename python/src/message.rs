@@ -308,7 +308,7 @@ impl PyMessage {
             Message::SparseTensor(t) => {
                 let limit = max_elements.unwrap_or(usize::MAX);
                 let dense = py
-                    .detach(|| convert::to_dense_limited(t, limit))
+                    .detach(|| convert::to_dense(t, &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(limit)))
                     .map_err(to_py_err)?;
                 owned_array(py, &dense)
             }
@@ -340,7 +340,7 @@ impl PyMessage {
         let result = py.detach(|| -> arrow_tensor_ipc::Result<Message> {
             Ok(match (inner, target) {
                 (Message::Tensor(t), None) => Message::Tensor(t.clone()),
-                (Message::SparseTensor(t), None) => Message::Tensor(convert::to_dense(t)?),
+                (Message::SparseTensor(t), None) => Message::Tensor(t.to_dense()?),
                 (Message::Tensor(t), Some(f)) => Message::SparseTensor(t.to_sparse(f, &options)?),
                 (Message::SparseTensor(t), Some(f)) => {
                     Message::SparseTensor(t.to_format(f, &options)?)

@@ -125,7 +125,7 @@ pub fn csx(
         axis,
         index_array(indptr, indptr_type)?,
         index_array(indices, indices_type)?,
-    );
+    ).map_err(crate::to_py_err)?;
     let t = SparseTensor::try_new_with_validation(
         vt,
         shape,
@@ -163,7 +163,7 @@ pub fn csf(
         .iter()
         .map(|a| index_array(a, index_type))
         .collect::<PyResult<Vec<_>>>()?;
-    let index = CsfIndex::new(axis_order, indptr, indices);
+    let index = CsfIndex::new(axis_order, indptr, indices).map_err(crate::to_py_err)?;
     let t = SparseTensor::try_new_with_validation(
         vt,
         shape,

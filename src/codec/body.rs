@@ -14,7 +14,7 @@ use super::metadata::{neg, BufRef, IndexPlan, MessageMeta, Plan};
 use super::options::ReadOptions;
 use super::Message;
 use crate::array::{align_buffer, IndexArray, Misaligned};
-use crate::error::{fail, BufferId, ErrorKind, Result};
+use crate::error::{fail, BufferId, ErrorKind, Quantity, Result};
 use crate::sparse::{CooIndex, CooOrder, CsfIndex, CsxIndex, SparseIndex, SparseTensor};
 use crate::tensor::Tensor;
 use crate::types::IndexType;
@@ -67,9 +67,9 @@ impl BodySlicer<'_> {
 
     fn index(&mut self, r: BufRef, t: IndexType, count: u64, id: BufferId) -> Result<IndexArray> {
         let w = t.byte_width() as u64;
-        let needed = count
-            .checked_mul(w)
-            .ok_or_else(|| ErrorKind::Overflow(format!("byte length of {id}")))?;
+        let needed = count.checked_mul(w).ok_or(ErrorKind::Overflow {
+            quantity: Quantity::BufferLength(id),
+        })?;
         let buf = self.take(r, needed, t.byte_width(), id)?;
         IndexArray::try_new(t, buf)
     }
@@ -141,9 +141,9 @@ pub(super) fn assemble(meta: MessageMeta, body: Buffer, options: &ReadOptions) -
                 } => {
                     let iw = index_type.byte_width() as i64;
                     let order = coo_order(strides.as_deref(), nnz, ndim, iw)?;
-                    let cells = nnz
-                        .checked_mul(ndim)
-                        .ok_or_else(|| ErrorKind::Overflow("COO nnz x ndim".into()))?;
+                    let cells = nnz.checked_mul(ndim).ok_or(ErrorKind::Overflow {
+                        quantity: Quantity::CooEntries,
+                    })?;
                     let arr = slicer.index(buffer, index_type, cells, BufferId::CooIndices)?;
                     // The flag as the message states it (strict validation checks it): no
                     // scan of the coordinates here, so permissive decoding stays O(1).
@@ -171,12 +171,15 @@ pub(super) fn assemble(meta: MessageMeta, body: Buffer, options: &ReadOptions) -
                         });
                     }
                     let outer = shape.get(axis.dim()).copied().unwrap_or(0) as u64;
-                    let n = outer
-                        .checked_add(1)
-                        .ok_or_else(|| ErrorKind::Overflow("CSX indptr length".into()))?;
+                    let n = outer.checked_add(1).ok_or(ErrorKind::Overflow {
+                        quantity: Quantity::IndptrLength,
+                    })?;
                     let indptr = slicer.index(indptr, indptr_type, n, BufferId::CsxIndptr)?;
                     let indices = slicer.index(indices, indices_type, nnz, BufferId::CsxIndices)?;
-                    (SparseIndex::Csx(CsxIndex::new(axis, indptr, indices)), nnz)
+                    (
+                        SparseIndex::Csx(CsxIndex::from_arrays(axis, indptr, indices)),
+                        nnz,
+                    )
                 }
                 IndexPlan::Csf {
                     indptr_type,
@@ -195,9 +198,9 @@ pub(super) fn assemble(meta: MessageMeta, body: Buffer, options: &ReadOptions) -
                     &axis_order,
                 )?,
             };
-            let needed = nnz
-                .checked_mul(w as u64)
-                .ok_or_else(|| ErrorKind::Overflow("values byte length".into()))?;
+            let needed = nnz.checked_mul(w as u64).ok_or(ErrorKind::Overflow {
+                quantity: Quantity::BufferLength(BufferId::Values),
+            })?;
             let values = slicer.take(data, needed, w, BufferId::Values)?;
             if options.validation == Validation::Strict {
                 slicer.check_overlap()?;
@@ -227,17 +230,18 @@ fn dense_strides(strides: Option<Vec<i64>>, shape: &[usize], w: usize) -> Result
                 if st < 0 && d != 0 {
                     return Err(neg(format!("stride of dimension {i}"), st));
                 }
-                out.push(
-                    usize::try_from(st.max(0))
-                        .map_err(|_| ErrorKind::Overflow(format!("stride of dimension {i}")))?,
-                );
+                out.push(usize::try_from(st.max(0)).map_err(|_| ErrorKind::Overflow {
+                    quantity: Quantity::Stride { dim: i },
+                })?);
             }
             Ok(out)
         }
         _ => crate::tensor::checked_row_major_strides(shape, w).ok_or_else(|| {
-            ErrorKind::Overflow(format!(
-                "row-major strides of shape {shape:?} (they do not fit in an int64)"
-            ))
+            ErrorKind::Overflow {
+                quantity: Quantity::RowMajorStrides {
+                    shape: shape.to_vec(),
+                },
+            }
             .into()
         }),
     }
@@ -257,11 +261,13 @@ fn dense_data(
     options: &ReadOptions,
 ) -> Result<Buffer> {
     let id = BufferId::TensorData;
-    let extent = crate::tensor::strided_extent(shape, strides, w).ok_or_else(|| {
-        ErrorKind::Overflow(format!(
-            "extent of shape {shape:?} with strides {strides:?}"
-        ))
-    })? as u64;
+    let extent =
+        crate::tensor::strided_extent(shape, strides, w).ok_or_else(|| ErrorKind::Overflow {
+            quantity: Quantity::Extent {
+                shape: shape.to_vec(),
+                strides: strides.to_vec(),
+            },
+        })? as u64;
     let body_len = body.len() as u64;
     let region = (|| {
         if data.offset < 0 {
@@ -422,7 +428,7 @@ fn csf_index(
         idx_arrays.push(slicer.index(r, indices_type, n, BufferId::CsfIndices(k))?);
     }
     Ok((
-        SparseIndex::Csf(CsfIndex::new(order, ptr_arrays, idx_arrays)),
+        SparseIndex::Csf(CsfIndex::from_arrays(order, ptr_arrays, idx_arrays)),
         nnz,
     ))
 }

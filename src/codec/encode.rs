@@ -237,8 +237,9 @@ fn dims<'a>(fbb: &mut FlatBufferBuilder<'a>, shape: &[usize], names: &[String]) 
 /// Frames a finished flatbuffer: prefix, metadata padded so the body starts at 64.
 fn frame(metadata: &[u8], body: Vec<BodyPart>, body_length: usize) -> Result<EncodedMessage> {
     let header_len = pad_to(8 + metadata.len(), ALIGNMENT);
-    let meta_len =
-        i32::try_from(header_len - 8).map_err(|_| ErrorKind::Overflow("metadata length".into()))?;
+    let meta_len = i32::try_from(header_len - 8).map_err(|_| ErrorKind::Overflow {
+        quantity: crate::Quantity::MetadataLength,
+    })?;
     let mut header = Vec::with_capacity(header_len);
     header.extend_from_slice(&CONTINUATION);
     header.extend_from_slice(&meta_len.to_le_bytes());

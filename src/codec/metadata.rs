@@ -199,8 +199,13 @@ fn shape_of<'a>(
         if size < 0 {
             return Err(neg(format!("size of dimension {i}"), size));
         }
-        shape
-            .push(usize::try_from(size).map_err(|_| ErrorKind::Overflow("dimension size".into()))?);
+        shape.push(usize::try_from(size).map_err(|_| ErrorKind::Overflow {
+            quantity: crate::Quantity::DimensionSize {
+                dim: i,
+                size: size as u64,
+                target: "usize",
+            },
+        })?);
         names.push(d.name().unwrap_or_default().to_string());
     }
     Ok((shape, names))

@@ -31,7 +31,7 @@ pub struct Limits {
     /// data. Default 2^28. Decoding refuses a dense tensor whose zero or overlapping strides
     /// describe more elements than this while its data holds fewer bytes than their
     /// row-major copy would (re-encoding or copying it would allocate that copy); callers
-    /// pass it to [`SparseTensor::to_dense_limited`](crate::SparseTensor::to_dense_limited)
+    /// pass it to [`SparseTensor::to_dense_with`](crate::SparseTensor::to_dense_with)
     /// to bound the expansion of decoded sparse tensors.
     pub max_dense_elements: usize,
     /// Longest index array (or list) a conversion or reader may build beyond what its

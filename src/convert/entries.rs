@@ -311,7 +311,7 @@ impl<T: NativeValue, W: NativeIndex> Entries<T, W> {
                 values[*slot] = v;
                 *slot += 1;
             }
-            CsxIndex::new(axis, IndexArray::from_vec(indptr), IndexArray::from_vec(indices))
+            CsxIndex::from_arrays(axis, IndexArray::from_vec(indptr), IndexArray::from_vec(indices))
         });
         let values = Buffer::from_vec(values);
         SparseTensor::from_converted_parts(
@@ -481,7 +481,7 @@ fn build_csx<W: NativeIndex>(
             indices.push(F::usize_as(row[1 - o].as_usize()));
         }
         indptr.resize(outer + 1, F::usize_as(nnz));
-        Ok(SparseIndex::Csx(CsxIndex::new(
+        Ok(SparseIndex::Csx(CsxIndex::from_arrays(
             axis,
             IndexArray::from_vec(indptr),
             IndexArray::from_vec(indices),
@@ -566,7 +566,7 @@ fn build_csf<W: NativeIndex>(
         let mut leaves: Vec<F> = try_with_capacity(nnz, "CSF indices")?;
         leaves.extend(coords.chunks_exact(ndim).map(|row| F::usize_as(row[d].as_usize())));
         indices.push(leaves);
-        Ok(SparseIndex::Csf(CsfIndex::new(
+        Ok(SparseIndex::Csf(CsfIndex::from_arrays(
             order.to_vec(),
             indptr.into_iter().map(IndexArray::from_vec).collect(),
             indices.into_iter().map(IndexArray::from_vec).collect(),

@@ -3,7 +3,7 @@
 //! | from \ to      | dense          | COO / CSR / CSC / CSF |
 //! |----------------|----------------|-----------------------|
 //! | dense (any strides) | -         | [`from_dense`], [`Tensor::to_sparse`] |
-//! | any sparse     | [`to_dense`]   | [`convert`], [`SparseTensor::to_format`] |
+//! | any sparse     | [`to_dense`], [`SparseTensor::to_dense`] | [`convert`], [`SparseTensor::to_format`] |
 //!
 //! CSR and CSC need rank 2, CSF rank 2 or more; COO takes any rank (rank 0 included).
 //! Converting a layout to itself re-encodes it (another index type, another CSF axis
@@ -21,7 +21,7 @@
 //! assert_eq!(csr.index().format(), SparseFormat::Csr);
 //!
 //! let csc = csr.to_format(SparseFormat::Csc, &ConvertOptions::default().with_index_type(IndexType::Int64))?;
-//! assert!(convert::to_dense(&csc)?.content_eq(&dense));
+//! assert!(csc.to_dense()?.content_eq(&dense));
 //! # Ok::<(), arrow_tensor_ipc::Error>(())
 //! ```
 //!
@@ -69,7 +69,7 @@
 //!
 //! No allocation per element; memory stays within a small multiple of input plus output.
 //! Large dense inputs can be scanned by several threads ([`ConvertOptions::threads`]), and
-//! [`to_dense_with`] splits a large canonical COO, CSR, CSC or identity-order CSF expansion
+//! [`to_dense`] splits a large canonical COO, CSR, CSC or identity-order CSF expansion
 //! between threads, each zeroing and filling its own part of the output. By default both use
 //! one thread per core (at most 8) for tensors of 2^20 elements or more; `threads: 1` keeps
 //! the work on the calling thread, as Arrow C++'s converters run.
@@ -142,32 +142,19 @@ pub fn convert(
         .map(|t| t.with_custom_metadata(tensor.custom_metadata().cloned()))
 }
 
-/// Expands a sparse tensor to a dense row-major tensor (duplicates summed), like
-/// [`SparseTensor::to_dense`] but faster: offsets computed in blocks by loops generic over
-/// the index types, values written by loops generic over the value type.
+/// Expands a sparse tensor to a dense row-major tensor (duplicates summed): offsets computed
+/// in blocks by loops generic over the index types, values written by loops generic over
+/// the value type. [`SparseTensor::to_dense`] and [`SparseTensor::to_dense_with`] call this.
 ///
-/// Large outputs are filled on every core, as [`ConvertOptions::threads`] says by default;
-/// [`to_dense_with`] chooses.
-pub fn to_dense(tensor: &SparseTensor) -> Result<Tensor> {
-    to_dense_with(tensor, usize::MAX, &ConvertOptions::default())
-}
-
-/// Like [`to_dense`], failing with [`crate::ErrorKind::LimitExceeded`] when the tensor has
-/// more than `max_elements` elements (use this on untrusted input).
-pub fn to_dense_limited(tensor: &SparseTensor, max_elements: usize) -> Result<Tensor> {
-    to_dense_with(tensor, max_elements, &ConvertOptions::default())
-}
-
-/// Like [`to_dense_limited`], with [`ConvertOptions::threads`] threads for large outputs
-/// (canonical COO, CSR, CSC and identity-order CSF split their output between them, each
-/// thread zeroing and filling its own part; non-canonical COO and other CSF orders use one
-/// thread). The result does not depend on the thread count.
-pub fn to_dense_with(
-    tensor: &SparseTensor,
-    max_elements: usize,
-    options: &ConvertOptions,
-) -> Result<Tensor> {
-    to_dense::to_dense_limited(tensor, max_elements, options.threads)
+/// Fails with [`crate::ErrorKind::LimitExceeded`] when the tensor has more elements than
+/// `options.limits.max_dense_elements` ([`crate::Limits`]; raise it for larger trusted
+/// tensors). Large outputs use [`ConvertOptions::threads`] threads (canonical COO, CSR, CSC
+/// and identity-order CSF split their output between them, each thread zeroing and filling
+/// its own part; non-canonical COO and other CSF orders use one thread). The result does
+/// not depend on the thread count. Index data that has not passed strict validation is
+/// expanded by a checked path that reports what breaks a rule.
+pub fn to_dense(tensor: &SparseTensor, options: &ConvertOptions) -> Result<Tensor> {
+    to_dense::to_dense_limited(tensor, options.limits.max_dense_elements, options.threads)
         .map(|t| t.with_custom_metadata(tensor.custom_metadata().cloned()))
 }
 
@@ -221,5 +208,17 @@ impl SparseTensor {
     /// Canonical COO: see [`canonicalize`].
     pub fn canonicalize(&self) -> Result<SparseTensor> {
         canonicalize(self)
+    }
+
+    /// Expands to a dense row-major [`Tensor`] (duplicates summed) with
+    /// [`ConvertOptions::default`]: see [`to_dense`].
+    pub fn to_dense(&self) -> Result<Tensor> {
+        to_dense(self, &ConvertOptions::default())
+    }
+
+    /// Expands to a dense row-major [`Tensor`] with the limits and threads of `options`: see
+    /// [`to_dense`].
+    pub fn to_dense_with(&self, options: &ConvertOptions) -> Result<Tensor> {
+        to_dense(self, options)
     }
 }

@@ -129,6 +129,13 @@ impl ConvertOptions {
         self
     }
 
+    /// Sets the `max_dense_elements` of [`ConvertOptions::limits`]: the largest dense
+    /// tensor an expansion may produce.
+    pub fn with_max_dense_elements(mut self, elements: usize) -> Self {
+        self.limits.max_dense_elements = elements;
+        self
+    }
+
     /// Sets [`ConvertOptions::drop_zeros`].
     pub fn with_drop_zeros(mut self, drop_zeros: bool) -> Self {
         self.drop_zeros = drop_zeros;

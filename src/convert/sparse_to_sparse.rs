@@ -23,7 +23,7 @@ pub(crate) fn validated(s: &SparseTensor) -> Result<Cow<'_, SparseTensor>> {
     }
     let t = SparseTensor::try_new_with_duplicates(
         s.value_type(),
-        s.shape().to_vec(),
+        s.shape(),
         s.values_buffer().clone(),
         s.index().clone(),
     )?

@@ -389,9 +389,11 @@ fn parse_header(bytes: &[u8], validation: Validation) -> Result<(MtxHeader, usiz
                 MtxSymmetry::SkewSymmetric => r.checked_mul(r.saturating_sub(1)).map(|v| v / 2),
             };
             n.ok_or_else(|| {
-                Error::from(ErrorKind::Overflow(format!(
-                    "element count of a {rows} x {cols} matrix"
-                )))
+                Error::from(ErrorKind::Overflow {
+                    quantity: crate::Quantity::ElementCount {
+                        shape: vec![rows, cols],
+                    },
+                })
             })?
         }
     };
@@ -736,9 +738,14 @@ fn read_coordinate<T: TextValue, I: NativeIndex>(ctx: &Ctx) -> Result<SparseTens
 fn read_array<T: TextValue>(ctx: &Ctx) -> Result<Tensor> {
     let h = ctx.header;
     let opts = ctx.options;
-    let elements = h.rows.checked_mul(h.cols).ok_or_else(|| {
-        ErrorKind::Overflow(format!("element count of a {} x {} matrix", h.rows, h.cols))
-    })?;
+    let elements = h
+        .rows
+        .checked_mul(h.cols)
+        .ok_or_else(|| ErrorKind::Overflow {
+            quantity: crate::Quantity::ElementCount {
+                shape: vec![h.rows, h.cols],
+            },
+        })?;
     if elements > opts.limits.max_dense_elements {
         return fail(ErrorKind::LimitExceeded {
             what: "Matrix Market array elements",

@@ -10,6 +10,7 @@
 
 use std::path::Path;
 
+pub mod detect;
 #[cfg(feature = "frostt")]
 pub mod frostt;
 #[cfg(feature = "matrix-market")]

@@ -405,8 +405,10 @@ fn check(header: &Header, data_len: usize, limits: &Limits) -> Result<(ValueType
             },
         })?,
     };
-    let count = element_count(&header.shape).ok_or_else(|| {
-        ErrorKind::Overflow(format!("element count of npy shape {:?}", header.shape))
+    let count = element_count(&header.shape).ok_or_else(|| ErrorKind::Overflow {
+        quantity: crate::Quantity::ElementCount {
+            shape: header.shape.clone(),
+        },
     })?;
     if count > limits.max_dense_elements {
         return Err(ErrorKind::LimitExceeded {
@@ -418,7 +420,11 @@ fn check(header: &Header, data_len: usize, limits: &Limits) -> Result<(ValueType
     }
     let nbytes = count
         .checked_mul(t.byte_width())
-        .ok_or_else(|| ErrorKind::Overflow(format!("byte size of npy shape {:?}", header.shape)))?;
+        .ok_or_else(|| ErrorKind::Overflow {
+            quantity: crate::Quantity::ByteSize {
+                shape: header.shape.clone(),
+            },
+        })?;
     if nbytes as u64 > limits.max_body_len {
         return Err(ErrorKind::LimitExceeded {
             what: "npy data length",

@@ -206,7 +206,7 @@ impl SparseTensor {
     /// The dense expansion ([`crate::convert::to_dense`], duplicates summed) as an owned
     /// row-major ndarray array. Fails with [`ErrorKind::TypeMismatch`] when `T` is not the
     /// value type, and as `to_dense` does. On untrusted input, whose shape may be far
-    /// larger than memory, use [`SparseTensor::to_ndarray_limited`].
+    /// larger than memory, use [`SparseTensor::to_ndarray_with`].
     ///
     /// ```
     /// use arrow_tensor_ipc::SparseTensor;
@@ -216,19 +216,22 @@ impl SparseTensor {
     /// # Ok::<(), arrow_tensor_ipc::Error>(())
     /// ```
     pub fn to_ndarray<T: NativeValue>(&self) -> Result<ArrayD<T>> {
-        self.to_ndarray_limited(usize::MAX)
+        self.to_ndarray_with(usize::MAX)
     }
 
     /// Like [`SparseTensor::to_ndarray`], failing with [`ErrorKind::LimitExceeded`] when
     /// the tensor has more than `max_elements` elements (checked before allocating).
-    pub fn to_ndarray_limited<T: NativeValue>(&self, max_elements: usize) -> Result<ArrayD<T>> {
+    pub fn to_ndarray_with<T: NativeValue>(&self, max_elements: usize) -> Result<ArrayD<T>> {
         if T::TYPE != self.value_type() {
             return fail(ErrorKind::TypeMismatch {
                 expected: T::TYPE.to_string(),
                 found: self.value_type().to_string(),
             });
         }
-        let dense = crate::convert::to_dense_limited(self, max_elements)?;
+        let dense = crate::convert::to_dense(
+            self,
+            &crate::ConvertOptions::default().with_max_dense_elements(max_elements),
+        )?;
         let shape = dense.shape().to_vec();
         // The expansion's buffer is not a `Vec` allocation (arrow's 64-byte aligned
         // memory): one copy into the array's `Vec`.

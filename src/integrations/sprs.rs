@@ -181,7 +181,7 @@ impl SparseTensor {
             axis,
             IndexArray::from_vec(indptr),
             IndexArray::from_vec(indices),
-        );
+        )?;
         SparseTensor::from_converted_parts(
             N::TYPE,
             vec![rows, cols],
@@ -238,9 +238,10 @@ impl SparseTensor {
             }
         })?;
         if let Some(needed) = narrow {
-            return fail(ErrorKind::InvalidArgument(format!(
-                "coordinate {needed} does not fit in the sprs index type"
-            )));
+            return fail(ErrorKind::IndexDoesNotFit {
+                what: format!("coordinate {needed}"),
+                target: "the sprs index type",
+            });
         }
         // Every coordinate is within the shape (checked by the walk), so sprs's asserts hold.
         Ok(TriMatI::from_triplets((rows, cols), r, c, d))
@@ -272,9 +273,10 @@ impl SparseTensor {
         let mut coords = Vec::with_capacity(ri.len().saturating_mul(2));
         for (&i, &j) in ri.iter().zip(ci) {
             let (Some(i), Some(j)) = (to_i64(i), to_i64(j)) else {
-                return fail(ErrorKind::InvalidArgument(
-                    "a sprs triplet index does not fit in int64".into(),
-                ));
+                return fail(ErrorKind::IndexDoesNotFit {
+                    what: "a sprs triplet index".into(),
+                    target: "int64",
+                });
             };
             coords.push(i);
             coords.push(j);
@@ -293,11 +295,11 @@ impl SparseTensor {
         let (rows, cols) = matrix_shape(self)?;
         match self.index() {
             SparseIndex::Csx(c) => Ok((c.axis(), c, rows, cols)),
-            _ => fail(ErrorKind::InvalidArgument(format!(
-                "a sprs CsMat needs a CSR or CSC tensor, this one is {} (convert it with \
-                 SparseTensor::to_format, or use to_trimat)",
-                self.format().name()
-            ))),
+            _ => fail(ErrorKind::UnsupportedLayout {
+                operation: "a sprs CsMat (convert with SparseTensor::to_format, or use to_trimat)",
+                expected: "a CSR or CSC tensor",
+                found: self.format().name().into(),
+            }),
         }
     }
 }
@@ -337,9 +339,10 @@ fn convert_index<T: SpIndex>(a: &IndexArray, buffer: BufferId) -> Result<Vec<T>>
                 .ok()
                 .and_then(T::try_from_usize)
                 .ok_or_else(|| {
-                    ErrorKind::InvalidArgument(format!(
-                        "{buffer}[{k}] = {v} does not fit in the sprs index type"
-                    ))
+                    ErrorKind::IndexDoesNotFit {
+                        what: format!("{buffer}[{k}] = {v}"),
+                        target: "the sprs index type",
+                    }
                     .into()
                 })
         })
@@ -366,5 +369,10 @@ fn to_i64<I: SpIndex>(i: I) -> Option<i64> {
 
 /// sprs's refusal of a matrix as an error of this crate.
 fn refused(format: SparseFormat, e: ::sprs::errors::StructureError) -> crate::Error {
-    ErrorKind::InvalidArgument(format!("sprs refuses the {} matrix: {e}", format.name())).into()
+    ErrorKind::Refused {
+        library: "sprs",
+        what: format!("the {} matrix", format.name()),
+        reason: e.to_string(),
+    }
+    .into()
 }

@@ -121,10 +121,11 @@ impl FixedShapeTensorType {
             .try_fold(1usize, |acc, &d| acc.checked_mul(d))
             .filter(|&n| i32::try_from(n).is_ok())
             .ok_or_else(|| {
-                ErrorKind::Overflow(format!(
-                    "values per cell of shape {:?} (over the int32 list size range)",
-                    self.shape
-                ))
+                ErrorKind::Overflow {
+                    quantity: crate::Quantity::CellValues {
+                        shape: self.shape.clone(),
+                    },
+                }
                 .into()
             })
     }
@@ -317,8 +318,9 @@ impl VariableShapeTensorType {
     /// The storage type: `struct<data: list<item: T not null> not null, shape:
     /// fixed_size_list<item: int32 not null>[ndim] not null>`.
     pub fn storage_type(&self) -> Result<DataType> {
-        let ndim = i32::try_from(self.ndim)
-            .map_err(|_| ErrorKind::Overflow(format!("rank {}", self.ndim)))?;
+        let ndim = i32::try_from(self.ndim).map_err(|_| ErrorKind::Overflow {
+            quantity: crate::Quantity::Rank(self.ndim),
+        })?;
         let item = Arc::new(Field::new("item", data_type(self.value_type), false));
         let shape_item = Arc::new(Field::new("item", DataType::Int32, false));
         Ok(DataType::Struct(

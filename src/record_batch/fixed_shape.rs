@@ -127,9 +127,11 @@ pub fn tensor_to_fixed_shape(
         Rows::FirstAxis => match tensor.shape().first() {
             Some(&n) => (n, 1),
             None => {
-                return fail(ErrorKind::InvalidArgument(
-                    "a rank-0 tensor has no first axis to make rows of (use Rows::Whole)".into(),
-                ))
+                return fail(ErrorKind::InvalidRank {
+                    layout: "Rows::FirstAxis (rows along the first axis; use Rows::Whole)",
+                    needed: "rank >= 1",
+                    rank: 0,
+                })
             }
         },
         Rows::Whole => (1, 0),

@@ -261,24 +261,22 @@ pub fn batch_to_messages(batch: &RecordBatch, options: &MessageOptions) -> Resul
         Some(name) => match schema.index_of(name) {
             Ok(i) => i,
             Err(_) => {
-                return fail(ErrorKind::InvalidArgument(format!(
-                    "no column {name:?} (tensor columns: {})",
-                    names()
-                )))
+                return fail(ErrorKind::Selection {
+                    reason: format!("no column {name:?} (tensor columns: {})", names()),
+                })
             }
         },
         None => match tensor_columns.as_slice() {
             [only] => *only,
             [] => {
-                return fail(ErrorKind::InvalidArgument(
-                    "no tensor column (arrow.fixed_shape_tensor or arrow.variable_shape_tensor) and no COO table metadata".into(),
-                ))
+                return fail(ErrorKind::Selection {
+                    reason: "no tensor column (arrow.fixed_shape_tensor or arrow.variable_shape_tensor) and no COO table metadata".into(),
+                })
             }
             _ => {
-                return fail(ErrorKind::InvalidArgument(format!(
-                    "several tensor columns ({}): name one",
-                    names()
-                )))
+                return fail(ErrorKind::Selection {
+                    reason: format!("several tensor columns ({}): name one", names()),
+                })
             }
         },
     };

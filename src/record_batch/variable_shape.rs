@@ -55,10 +55,10 @@ impl VariableShapeColumn {
 /// ```
 pub fn tensors_to_variable_shape(tensors: &[Tensor]) -> Result<VariableShapeColumn> {
     let Some(first) = tensors.first() else {
-        return fail(ErrorKind::InvalidArgument(
-            "a variable-shape tensor column needs at least one tensor (its value type and rank)"
-                .into(),
-        ));
+        return fail(ErrorKind::Empty {
+            operation: "a variable-shape tensor column",
+            what: "tensor (its value type and rank)",
+        });
     };
     let vt = first.value_type();
     let ndim = first.ndim();
@@ -68,18 +68,22 @@ pub fn tensors_to_variable_shape(tensors: &[Tensor]) -> Result<VariableShapeColu
     let w = vt.byte_width();
     let total: usize = tensors.iter().map(Tensor::len).sum();
     if i32::try_from(total).is_err() {
-        return fail(ErrorKind::Overflow(format!(
-            "{total} values in one variable-shape column (list offsets are int32)"
-        )));
+        return fail(ErrorKind::Overflow {
+            quantity: crate::Quantity::ListValues(total as u64),
+        });
     }
     let mut offsets = Vec::with_capacity(tensors.len() + 1);
     offsets.push(0i32);
     let mut shapes = Vec::with_capacity(tensors.len() * ndim);
     for t in tensors {
         offsets.push(offsets.last().copied().unwrap_or(0) + t.len() as i32);
-        for &d in t.shape() {
-            shapes.push(i32::try_from(d).map_err(|_| {
-                ErrorKind::Overflow(format!("dimension size {d} (shapes are int32)"))
+        for (dim, &d) in t.shape().iter().enumerate() {
+            shapes.push(i32::try_from(d).map_err(|_| ErrorKind::Overflow {
+                quantity: crate::Quantity::DimensionSize {
+                    dim,
+                    size: d as u64,
+                    target: "int32",
+                },
             })?);
         }
     }

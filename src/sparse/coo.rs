@@ -63,9 +63,11 @@ impl CooIndex {
         is_canonical: bool,
     ) -> Result<Self> {
         if ndim == 0 && !indices.is_empty() {
-            return fail(ErrorKind::InvalidArgument(
-                "a rank-0 COO index has no coordinates".into(),
-            ));
+            return fail(ErrorKind::CountMismatch {
+                what: "COO coordinates of a rank-0 index".into(),
+                expected: 0,
+                found: indices.len() as u64,
+            });
         }
         if ndim != 0 && !indices.len().is_multiple_of(ndim) {
             return fail(ErrorKind::CountMismatch {
@@ -382,9 +384,9 @@ pub(crate) fn find(index: &CooIndex, coords: &[usize], sorted: bool) -> Vec<usiz
 pub(crate) fn check_structure(c: &CooIndex, ndim: usize, nnz: usize) -> Result<()> {
     count("COO index dimensions", ndim, c.ndim)?;
     count("COO entries (nnz)", nnz, c.nnz)?;
-    let cells = nnz
-        .checked_mul(ndim)
-        .ok_or_else(|| ErrorKind::Overflow("COO nnz x ndim".into()))?;
+    let cells = nnz.checked_mul(ndim).ok_or(ErrorKind::Overflow {
+        quantity: crate::Quantity::CooEntries,
+    })?;
     count("COO coordinates (nnz x ndim)", cells, c.indices.len())
 }
 

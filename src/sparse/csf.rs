@@ -18,8 +18,38 @@ pub struct CsfIndex {
 }
 
 impl CsfIndex {
-    /// Builds an index (checked when it is put into a [`crate::SparseTensor`]).
-    pub fn new(axis_order: Vec<usize>, indptr: Vec<IndexArray>, indices: Vec<IndexArray>) -> Self {
+    /// Builds an index. Fails when the array counts disagree with each other (one indices
+    /// array per entry of `axis_order`, one indptr array fewer); the contents are checked
+    /// against a shape and nnz when the index is put into a [`crate::SparseTensor`].
+    pub fn new(
+        axis_order: Vec<usize>,
+        indptr: Vec<IndexArray>,
+        indices: Vec<IndexArray>,
+    ) -> Result<Self> {
+        if indices.len() != axis_order.len() {
+            return fail(ErrorKind::CountMismatch {
+                what: "CSF indices arrays (one per entry of axis_order)".into(),
+                expected: axis_order.len() as u64,
+                found: indices.len() as u64,
+            });
+        }
+        if indptr.len() + 1 != indices.len().max(1) {
+            return fail(ErrorKind::CountMismatch {
+                what: "CSF indptr arrays (one fewer than indices arrays)".into(),
+                expected: indices.len().saturating_sub(1) as u64,
+                found: indptr.len() as u64,
+            });
+        }
+        Ok(Self::from_arrays(axis_order, indptr, indices))
+    }
+
+    /// The index of these arrays, unchecked (the decoder and the converters check the
+    /// structure against the shape themselves).
+    pub(crate) fn from_arrays(
+        axis_order: Vec<usize>,
+        indptr: Vec<IndexArray>,
+        indices: Vec<IndexArray>,
+    ) -> Self {
         CsfIndex {
             indptr,
             indices,

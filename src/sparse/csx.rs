@@ -37,8 +37,27 @@ pub struct CsxIndex {
 }
 
 impl CsxIndex {
-    /// Builds an index (checked against a shape when it is put into a [`crate::SparseTensor`]).
-    pub fn new(axis: CompressedAxis, indptr: IndexArray, indices: IndexArray) -> Self {
+    /// Builds an index. Fails when `indptr` is empty (it holds `shape[axis] + 1 >= 1`
+    /// entries); the rest is checked against a shape and nnz when the index is put into a
+    /// [`crate::SparseTensor`]. The two arrays may have different index types.
+    pub fn new(axis: CompressedAxis, indptr: IndexArray, indices: IndexArray) -> Result<Self> {
+        if indptr.is_empty() {
+            return fail(ErrorKind::CountMismatch {
+                what: "CSX indptr entries (shape[axis] + 1, at least 1)".into(),
+                expected: 1,
+                found: 0,
+            });
+        }
+        Ok(Self::from_arrays(axis, indptr, indices))
+    }
+
+    /// The index of these arrays, unchecked (the decoder and the converters check the
+    /// structure against the shape themselves).
+    pub(crate) fn from_arrays(
+        axis: CompressedAxis,
+        indptr: IndexArray,
+        indices: IndexArray,
+    ) -> Self {
         CsxIndex {
             axis,
             indptr,
@@ -140,9 +159,9 @@ pub(crate) fn check_structure(c: &CsxIndex, shape: &[usize], nnz: usize) -> Resu
         });
     }
     let outer = kernels::dim_size(shape, c.axis.dim());
-    let n = outer
-        .checked_add(1)
-        .ok_or_else(|| ErrorKind::Overflow("indptr length".into()))?;
+    let n = outer.checked_add(1).ok_or(ErrorKind::Overflow {
+        quantity: crate::Quantity::IndptrLength,
+    })?;
     count("CSX indptr entries (shape[axis] + 1)", n, c.indptr.len())?;
     count("CSX indices entries (nnz)", nnz, c.indices.len())
 }

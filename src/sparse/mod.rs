@@ -125,11 +125,17 @@ impl SparseTensor {
     /// `values` holds `nnz` little-endian values of `value_type`.
     pub fn try_new(
         value_type: ValueType,
-        shape: Vec<usize>,
+        shape: impl AsRef<[usize]>,
         values: Buffer,
         index: SparseIndex,
     ) -> Result<Self> {
-        let t = Self::from_parts(value_type, shape, values, index, Validation::Strict)?;
+        let t = Self::from_parts(
+            value_type,
+            shape.as_ref().to_vec(),
+            values,
+            index,
+            Validation::Strict,
+        )?;
         if let SparseIndex::Coo(coo) = &t.index {
             if let Some((first, second)) = coo.find_duplicate() {
                 return fail(ErrorKind::DuplicateCoordinate {
@@ -146,11 +152,17 @@ impl SparseTensor {
     /// [`SparseTensor::to_dense`] sum duplicates, as scipy and pydata/sparse do.
     pub fn try_new_with_duplicates(
         value_type: ValueType,
-        shape: Vec<usize>,
+        shape: impl AsRef<[usize]>,
         values: Buffer,
         index: SparseIndex,
     ) -> Result<Self> {
-        Self::from_parts(value_type, shape, values, index, Validation::Strict)
+        Self::from_parts(
+            value_type,
+            shape.as_ref().to_vec(),
+            values,
+            index,
+            Validation::Strict,
+        )
     }
 
     /// Builds a sparse tensor from parts, validated at the given level:
@@ -187,12 +199,18 @@ impl SparseTensor {
     /// ```
     pub fn try_new_with_validation(
         value_type: ValueType,
-        shape: Vec<usize>,
+        shape: impl AsRef<[usize]>,
         values: Buffer,
         index: SparseIndex,
         validation: Validation,
     ) -> Result<Self> {
-        Self::from_parts(value_type, shape, values, index, validation)
+        Self::from_parts(
+            value_type,
+            shape.as_ref().to_vec(),
+            values,
+            index,
+            validation,
+        )
     }
 
     /// Checks every index value against the rules of its layout, as strict validation does
@@ -269,14 +287,15 @@ impl SparseTensor {
     /// A COO tensor from row-major coordinates (`nnz * ndim` integers) and `nnz` values.
     /// The canonical flag is set when the coordinates are sorted; duplicates are refused.
     pub fn coo<T: NativeValue, I: NativeIndex>(
-        shape: &[usize],
+        shape: impl AsRef<[usize]>,
         coords: Vec<I>,
         values: Vec<T>,
     ) -> Result<Self> {
+        let shape = shape.as_ref();
         let index = CooIndex::new(IndexArray::from_vec(coords), shape.len())?;
         Self::try_new(
             T::TYPE,
-            shape.to_vec(),
+            shape,
             Buffer::from_vec(values),
             SparseIndex::Coo(index),
         )
@@ -284,7 +303,7 @@ impl SparseTensor {
 
     /// A CSR matrix.
     pub fn csr<T: NativeValue, I: NativeIndex>(
-        shape: [usize; 2],
+        shape: impl AsRef<[usize]>,
         indptr: Vec<I>,
         indices: Vec<I>,
         values: Vec<T>,
@@ -294,7 +313,7 @@ impl SparseTensor {
 
     /// A CSC matrix (`indices` are row numbers).
     pub fn csc<T: NativeValue, I: NativeIndex>(
-        shape: [usize; 2],
+        shape: impl AsRef<[usize]>,
         indptr: Vec<I>,
         indices: Vec<I>,
         values: Vec<T>,
@@ -304,7 +323,7 @@ impl SparseTensor {
 
     fn csx<T: NativeValue, I: NativeIndex>(
         axis: CompressedAxis,
-        shape: [usize; 2],
+        shape: impl AsRef<[usize]>,
         indptr: Vec<I>,
         indices: Vec<I>,
         values: Vec<T>,
@@ -313,10 +332,10 @@ impl SparseTensor {
             axis,
             IndexArray::from_vec(indptr),
             IndexArray::from_vec(indices),
-        );
+        )?;
         Self::try_new(
             T::TYPE,
-            shape.to_vec(),
+            shape,
             Buffer::from_vec(values),
             SparseIndex::Csx(index),
         )
@@ -324,7 +343,7 @@ impl SparseTensor {
 
     /// A CSF tensor: `axis_order`, `ndim - 1` indptr arrays and `ndim` indices arrays.
     pub fn csf<T: NativeValue, I: NativeIndex>(
-        shape: &[usize],
+        shape: impl AsRef<[usize]>,
         axis_order: Vec<usize>,
         indptr: Vec<Vec<I>>,
         indices: Vec<Vec<I>>,
@@ -334,10 +353,10 @@ impl SparseTensor {
             axis_order,
             indptr.into_iter().map(IndexArray::from_vec).collect(),
             indices.into_iter().map(IndexArray::from_vec).collect(),
-        );
+        )?;
         Self::try_new(
             T::TYPE,
-            shape.to_vec(),
+            shape,
             Buffer::from_vec(values),
             SparseIndex::Csf(index),
         )
@@ -527,17 +546,16 @@ impl SparseTensor {
         })
     }
 
-    /// Expands to a dense row-major [`Tensor`] (duplicates summed).
-    pub fn to_dense(&self) -> Result<Tensor> {
-        self.to_dense_limited(usize::MAX)
-    }
-
-    /// Like [`SparseTensor::to_dense`], failing with [`ErrorKind::LimitExceeded`] when the
-    /// tensor has more than `max_elements` elements (use this on untrusted input).
-    pub fn to_dense_limited(&self, max_elements: usize) -> Result<Tensor> {
-        let total = crate::tensor::element_count(&self.shape).ok_or_else(|| {
-            ErrorKind::Overflow(format!("element count of shape {:?}", self.shape))
-        })?;
+    /// The checked serial expansion behind [`crate::convert::to_dense`] for index data that
+    /// has not passed strict validation: every coordinate is checked as it is used, and
+    /// index data that breaks a rule is reported (or, where harmless, tolerated).
+    pub(crate) fn to_dense_checked(&self, max_elements: usize) -> Result<Tensor> {
+        let total =
+            crate::tensor::element_count(&self.shape).ok_or_else(|| ErrorKind::Overflow {
+                quantity: crate::Quantity::ElementCount {
+                    shape: self.shape.clone(),
+                },
+            })?;
         if total > max_elements {
             return fail(ErrorKind::LimitExceeded {
                 what: "dense element count",
@@ -546,9 +564,11 @@ impl SparseTensor {
             });
         }
         let w = self.value_type.byte_width();
-        let bytes = total
-            .checked_mul(w)
-            .ok_or_else(|| ErrorKind::Overflow("dense byte size".into()))?;
+        let bytes = total.checked_mul(w).ok_or_else(|| ErrorKind::Overflow {
+            quantity: crate::Quantity::ByteSize {
+                shape: self.shape.clone(),
+            },
+        })?;
         let strides = row_major_strides(&self.shape, 1);
         let linear = |c: &[usize]| -> usize { c.iter().zip(&strides).map(|(a, b)| a * b).sum() };
         // Direct writes unless two entries may share a cell.
@@ -618,15 +638,18 @@ pub(crate) fn check_structure(
 ) -> Result<()> {
     let w = value_type.byte_width();
     if shape.contains(&0) && crate::tensor::checked_row_major_strides(shape, w).is_none() {
-        return fail(ErrorKind::Overflow(format!(
-            "row-major strides of shape {shape:?} (they do not fit in an int64)"
-        )));
+        return fail(ErrorKind::Overflow {
+            quantity: crate::Quantity::RowMajorStrides {
+                shape: shape.to_vec(),
+            },
+        });
     }
     if !values.len().is_multiple_of(w) {
-        return fail(ErrorKind::InvalidArgument(format!(
-            "values buffer of {} bytes is not a whole number of {value_type} values",
-            values.len()
-        )));
+        return fail(ErrorKind::PartialValue {
+            what: "the values buffer",
+            length: values.len() as u64,
+            width: w,
+        });
     }
     let nnz = values.len() / w;
     match index {

@@ -273,7 +273,7 @@ proptest! {
             CompressedAxis::Row => vec![outer, inner],
             CompressedAxis::Column => vec![inner, outer],
         };
-        let build = |p: &[i128], s: &[i128]| SparseIndex::Csx(CsxIndex::new(axis, array(pt, p), array(it, s)));
+        let build = |p: &[i128], s: &[i128]| SparseIndex::Csx(CsxIndex::new(axis, array(pt, p), array(it, s)).unwrap());
         prop_assert_eq!(strict(&shape, nnz, &build(&indptr, &indices)), "Ok");
         if target == 0 {
             corrupt(&mut indptr, at, kind, nnz as i128 + 1, range(pt), &mut rng);
@@ -336,7 +336,7 @@ proptest! {
                 order.clone(),
                 p.iter().map(|v| array(pt, v)).collect(),
                 s.iter().map(|v| array(it, v)).collect(),
-            ))
+            ).unwrap())
         };
         prop_assert_eq!(strict(&shape, nnz, &build(&indptr, &indices)), "Ok");
         // One corruption, in any of the 2 * ndim - 1 arrays.
@@ -374,11 +374,14 @@ proptest! {
 fn permissive_construction_then_validate() {
     use crate::{SparseTensor, Validation};
     let csr = |indices: &[i32]| {
-        SparseIndex::Csx(CsxIndex::new(
-            CompressedAxis::Row,
-            IndexArray::from_vec(vec![0i32, 1, 2]),
-            IndexArray::from_vec(indices.to_vec()),
-        ))
+        SparseIndex::Csx(
+            CsxIndex::new(
+                CompressedAxis::Row,
+                IndexArray::from_vec(vec![0i32, 1, 2]),
+                IndexArray::from_vec(indices.to_vec()),
+            )
+            .unwrap(),
+        )
     };
     let values = || Buffer::from_vec(vec![1.0f64, 2.0]);
     let bad = SparseTensor::try_new_with_validation(

@@ -438,7 +438,7 @@ pub const DENSE_LIMIT: usize = 1 << 16;
 /// Decodes `bytes` permissively (`options` with permissive validation) with every reader.
 /// Returns `None` when they all reject it. When they decode it (a sparse tensor whose index
 /// contents strict mode rejects), checks that using it fails without panicking: iteration,
-/// `for_each_stored` and `to_dense_limited` return errors, `get` on every cell and `value`
+/// `for_each_stored` and `to_dense_with` return errors, `get` on every cell and `value`
 /// at every position return (errors or values) without panicking, and so does re-encoding.
 pub fn permissive_use_fails(bytes: &[u8], options: ReadOptions) -> Option<DecodedMessage> {
     let options = permissive_of(options);
@@ -461,8 +461,10 @@ pub fn permissive_use_fails(bytes: &[u8], options: ReadOptions) -> Option<Decode
         .expect("iteration of bad index data must fail");
     assert!(!matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
     let e = t
-        .to_dense_limited(DENSE_LIMIT)
-        .expect_err("to_dense_limited of bad index data must fail");
+        .to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(DENSE_LIMIT),
+        )
+        .expect_err("to_dense_with of bad index data must fail");
     assert!(!matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
     assert!(t.for_each_stored(|_, _| {}).is_err());
     for coords in cells(t.shape(), 4096) {

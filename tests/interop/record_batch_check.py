@@ -421,7 +421,7 @@ def write_all(d):
         ("coo-null-value", [[0, 1], [0, 1]], [1.0, None], [3, 3],
          {"kind": "NullCell", "column": "value", "row": 1, "what": "value"}),
         ("coo-rank", [[0, 1]], [1.0, 2.0], [3, 3],
-         {"kind": "InvalidColumn", "column": "(schema)", "reason": "2 columns for a tensor of rank 2"}),
+         {"kind": "CountMismatch", "what": "columns of a COO table of rank 2", "expected": 3, "found": 2}),
     ]:
         schema, batches = coo_table(cols, values, shape, nulls=True)
         emit("error", name, "stream", schema, batches, column=None, error=err)

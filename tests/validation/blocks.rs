@@ -94,14 +94,17 @@ fn fused_checks_find_violations_at_block_boundaries() {
             ValueType::Float32,
             vec![nrows, ncols],
             Buffer::from_vec((0..indices.len()).map(|i| i as f32).collect::<Vec<f32>>()),
-            SparseIndex::Csf(CsfIndex::new(
-                vec![0, 1],
-                vec![index_array(&indptr, index_type)],
-                vec![
-                    index_array(&rows, index_type),
-                    index_array(&indices, index_type),
-                ],
-            )),
+            SparseIndex::Csf(
+                CsfIndex::new(
+                    vec![0, 1],
+                    vec![index_array(&indptr, index_type)],
+                    vec![
+                        index_array(&rows, index_type),
+                        index_array(&indices, index_type),
+                    ],
+                )
+                .unwrap(),
+            ),
         )
         .unwrap());
         for (good, buf) in [
@@ -185,7 +188,7 @@ fn coo_tensor(shape: &[usize], coords: &[i64], t: IndexType) -> SparseTensor {
     assert!(index.is_canonical());
     SparseTensor::try_new(
         ValueType::Float32,
-        shape.to_vec(),
+        shape,
         Buffer::from_vec((0..nnz).map(|i| i as f32 + 1.0).collect::<Vec<f32>>()),
         SparseIndex::Coo(index),
     )
@@ -203,7 +206,8 @@ fn csr_tensor(
         CompressedAxis::Row,
         index_array(indptr, t),
         index_array(indices, t),
-    );
+    )
+    .unwrap();
     SparseTensor::try_new(
         ValueType::Float32,
         vec![nrows, ncols],

@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn coo_out_of_bounds_constructor() {
-    let e = SparseTensor::coo(&[3, 4], vec![0i32, 1, 1, 4], vec![1f32, 2.]).unwrap_err();
+    let e = SparseTensor::coo([3, 4], vec![0i32, 1, 1, 4], vec![1f32, 2.]).unwrap_err();
     assert!(
         matches!(
             e.kind(),
@@ -19,7 +19,7 @@ fn coo_out_of_bounds_constructor() {
         "{e}"
     );
     // Also an unsigned type and the first dimension.
-    let e = SparseTensor::coo(&[3, 4], vec![3u8, 0], vec![1f32]).unwrap_err();
+    let e = SparseTensor::coo([3, 4], vec![3u8, 0], vec![1f32]).unwrap_err();
     assert!(
         matches!(
             e.kind(),
@@ -75,7 +75,7 @@ fn coo_out_of_bounds_decoded() {
 
 #[test]
 fn coo_negative_coordinate_constructor() {
-    let e = SparseTensor::coo(&[3, 4], vec![0i16, 1, -1, 2], vec![1f32, 2.]).unwrap_err();
+    let e = SparseTensor::coo([3, 4], vec![0i16, 1, -1, 2], vec![1f32, 2.]).unwrap_err();
     assert!(
         matches!(
             e.kind(),
@@ -87,7 +87,7 @@ fn coo_negative_coordinate_constructor() {
         ),
         "{e}"
     );
-    let e = SparseTensor::coo(&[3, 4], vec![0i64, i64::MIN], vec![1f32]).unwrap_err();
+    let e = SparseTensor::coo([3, 4], vec![0i64, i64::MIN], vec![1f32]).unwrap_err();
     assert!(
         matches!(
             e.kind(),
@@ -186,7 +186,7 @@ fn coo_canonical_flag_column_major_unsorted_crafted() {
 fn coo_duplicates_refused_by_constructors_accepted_with_duplicates() {
     let coords = vec![1i32, 2, 0, 1, 1, 2];
     let values = vec![1.5f64, 10., 2.25];
-    let e = SparseTensor::coo(&[3, 4], coords.clone(), values.clone()).unwrap_err();
+    let e = SparseTensor::coo([3, 4], coords.clone(), values.clone()).unwrap_err();
     assert!(
         matches!(
             e.kind(),

@@ -222,7 +222,8 @@ fn csx_rank_not_two() {
             CompressedAxis::Row,
             IndexArray::from_vec(vec![0i32, 1, 1]),
             IndexArray::from_vec(vec![0i32]),
-        );
+        )
+        .unwrap();
         let e = SparseTensor::try_new(
             ValueType::Float32,
             shape.clone(),

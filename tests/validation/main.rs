@@ -2,7 +2,9 @@
 //! [`ErrorKind`], through the constructors, through decoding a message whose body was patched
 //! after encoding, and through messages crafted with the flatbuffer builder. Permissive
 //! reading of the same broken messages must succeed, and using the result must return errors
-//! (never panic).
+//! (never panic). Metadata rules that do not belong to one layout (framing, versions, unions,
+//! value and index types, buffers outside the body, overlaps, alignment) are the subject of
+//! `tests/malformed.rs`.
 //!
 //! One module per section; the crafting helpers are shared with the other hostile-input
 //! suites (`tests/common`).
@@ -11,8 +13,8 @@ use arrow_buffer::Buffer;
 use arrow_tensor_ipc::__private::flatbuf as fb;
 use arrow_tensor_ipc::{
     decode_message, encode, BufferId, CompressedAxis, CooIndex, CsfIndex, CsxIndex, DecodedMessage,
-    ErrorKind, IndexArray, IndexType, Limits, Message, MessageIter, Misaligned, ReadOptions,
-    Scalar, SparseIndex, SparseTensor, Tensor, ValueType, WriteOptions,
+    ErrorKind, IndexArray, IndexType, Message, ReadOptions, Scalar, SparseIndex, SparseTensor,
+    Tensor, ValueType, WriteOptions,
 };
 
 #[path = "../common/mod.rs"]
@@ -20,7 +22,6 @@ mod common;
 
 mod blocks;
 mod coo;
-mod crafted;
 mod csf;
 mod csx;
 mod dense;
@@ -110,7 +111,7 @@ fn permissive_errors(bytes: &[u8], lookups: &[&[usize]]) -> Vec<arrow_tensor_ipc
 
 /// 3 x 4 COO, int32 coordinates (0,1) (1,2) (2,3), float32 values. Canonical.
 fn coo_base() -> SparseTensor {
-    let t = SparseTensor::coo(&[3, 4], vec![0i32, 1, 1, 2, 2, 3], vec![1f32, 2., 3.]).unwrap();
+    let t = SparseTensor::coo([3, 4], vec![0i32, 1, 1, 2, 2, 3], vec![1f32, 2., 3.]).unwrap();
     match t.index() {
         SparseIndex::Coo(c) => assert!(c.is_canonical()),
         _ => unreachable!(),
@@ -132,7 +133,7 @@ fn csr_base() -> SparseTensor {
 /// The seed CSF example: 2 x 3 x 4, (0,0,1)=1 (0,2,3)=2 (1,1,0)=3 (1,1,2)=4, int32 indices.
 fn csf_base() -> SparseTensor {
     SparseTensor::csf(
-        &[2, 3, 4],
+        [2, 3, 4],
         vec![0, 1, 2],
         vec![vec![0i32, 2, 3], vec![0, 1, 2, 4]],
         vec![vec![0i32, 1], vec![0, 2, 1], vec![1, 3, 0, 2]],

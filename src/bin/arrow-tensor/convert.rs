@@ -2,19 +2,18 @@
 //! Arrow IPC stream or file) and write it again, as messages or as record batches.
 
 use crate::files::{self, FileOptions};
+use crate::input::{self, Entry, Source};
 use crate::progress::{Progress, When};
 use crate::{read, report, Outcome};
 use arrow_array::RecordBatch;
 use arrow_tensor_ipc::formats::FileFormat;
 use arrow_tensor_ipc::record_batch::{
-    batch_to_messages, BatchBuilder, FixedShapeOptions, InputKind, IpcBatches, IpcFormat,
-    IpcWriter, MessageOptions, TableFormat,
+    BatchBuilder, FixedShapeOptions, IpcFormat, IpcWriter, MessageOptions, TableFormat,
 };
 use arrow_tensor_ipc::{ConvertOptions, Message, SparseFormat};
 use arrow_tensor_ipc::{ErrorKind, MessageWriter, ReadOptions, WriteOptions};
-use std::collections::VecDeque;
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
@@ -45,217 +44,16 @@ pub enum Target {
     File(FileFormat, FileOptions),
 }
 
-/// Where `convert` reads from: tensor messages, or the record batches of an Arrow IPC
-/// stream or file (each batch split into tensor messages).
-enum Source {
-    Messages(read::FileMessages),
-    /// The tensor of a Matrix Market, FROSTT or `.npy` file, or the tensors of an `.npz`
-    /// file, read on the first call of `next`.
-    File {
-        format: FileFormat,
-        options: FileOptions,
-        read: bool,
-        size: u64,
-        pending: VecDeque<Message>,
-    },
-    Batches {
-        batches: IpcBatches,
-        options: MessageOptions,
-        pending: VecDeque<Message>,
-        batch: u64,
-        done: bool,
-    },
-}
-
-/// One message of the input, or what went wrong and where.
-type Item = Result<(String, Message), String>;
-
-impl Source {
-    fn open(
-        input: &Path,
-        read_options: ReadOptions,
-        options: MessageOptions,
-        file_options: &FileOptions,
-    ) -> Result<Source, String> {
-        if let Some(format) = FileFormat::from_path(input) {
-            let size = fs::metadata(input)
-                .map_err(|e| format!("{}: cannot open: {e}", input.display()))?
-                .len();
-            return Ok(Source::File {
-                format,
-                options: file_options.clone(),
-                read: false,
-                size,
-                pending: VecDeque::new(),
-            });
-        }
-        let mut head = Vec::with_capacity(64 << 10);
-        let file =
-            File::open(input).map_err(|e| format!("{}: cannot open: {e}", input.display()))?;
-        let _ = file.take(64 << 10).read_to_end(&mut head);
-        match InputKind::detect(&head) {
-            InputKind::IpcStream | InputKind::IpcFile => {
-                #[allow(unsafe_code)]
-                // SAFETY: the CLI's contract (stated in its help and the README): input
-                // files are not modified or truncated while a command reads them.
-                let batches = unsafe { IpcBatches::open(input) }
-                    .map_err(|e| format!("{}: {e}", input.display()))?;
-                Ok(Source::Batches {
-                    batches,
-                    options,
-                    pending: VecDeque::new(),
-                    batch: 0,
-                    done: false,
-                })
-            }
-            _ => Ok(Source::Messages(read::open(input, read_options)?)),
-        }
-    }
-
-    /// Input bytes consumed so far.
-    fn consumed(&self) -> u64 {
-        match self {
-            Source::Messages(m) => m.consumed(),
-            Source::Batches { batches, .. } => batches.position(),
-            Source::File { read, size, .. } => {
-                if *read {
-                    *size
-                } else {
-                    0
-                }
-            }
-        }
-    }
-
-    /// The next message with where it came from ("message at byte N", "record batch N",
-    /// "the Matrix Market file"); `progress` hears the input bytes a text file's parser has
-    /// consumed.
-    fn next(
-        &mut self,
-        input: &Path,
-        limits: &arrow_tensor_ipc::Limits,
-        progress: &(dyn Fn(u64) + Sync),
-    ) -> Option<Item> {
-        match self {
-            Source::File {
-                format,
-                options,
-                read,
-                pending,
-                ..
-            } => {
-                if !*read {
-                    *read = true;
-                    match files::read(*format, input, options, limits, progress) {
-                        Ok(ms) => pending.extend(ms),
-                        Err(e) => return Some(Err(e)),
-                    }
-                }
-                let m = pending.pop_front()?;
-                let at = match m.name() {
-                    Some(name) => format!("member {name:?} of the {} file", format.name()),
-                    None => format!("the {} file", format.name()),
-                };
-                Some(
-                    check_limits(&m, limits)
-                        .map(|()| (at, m))
-                        .map_err(|e| format!("{}: {e}", input.display())),
-                )
-            }
-            Source::Messages(messages) => {
-                let limit = limits.max_dense_elements;
-                Some(match messages.next()? {
-                    Ok(m) => {
-                        let at = format!("message at byte {}", m.offset);
-                        match m
-                            .message
-                            .as_tensor()
-                            .and_then(|t| read::aliased_expansion(t, limit))
-                        {
-                            Some(reason) => Err(format!(
-                                "{}: {at}: cannot write it: {reason}",
-                                input.display()
-                            )),
-                            None => Ok((at, m.message)),
-                        }
-                    }
-                    Err(e) => Err(format!(
-                        "{}: message at byte {}: {}",
-                        input.display(),
-                        e.offset,
-                        e.description()
-                    )),
-                })
-            }
-            Source::Batches {
-                batches,
-                options,
-                pending,
-                batch,
-                done,
-            } => loop {
-                if let Some(m) = pending.pop_front() {
-                    return Some(Ok((format!("record batch {}", *batch - 1), m)));
-                }
-                if *done {
-                    return None;
-                }
-                let b = match batches.next()? {
-                    Ok(b) => b,
-                    Err(e) => {
-                        *done = true;
-                        return Some(Err(format!(
-                            "{}: record batch {batch}: {e}",
-                            input.display()
-                        )));
-                    }
-                };
-                *batch += 1;
-                match batch_to_messages(&b, options).and_then(|ms| {
-                    for m in &ms {
-                        check_limits(m, limits)?;
-                    }
-                    Ok(ms)
-                }) {
-                    Ok(ms) => pending.extend(ms),
-                    Err(e) => {
-                        *done = true;
-                        return Some(Err(format!(
-                            "{}: record batch {}: {e}",
-                            input.display(),
-                            *batch - 1
-                        )));
-                    }
-                }
-            },
-        }
-    }
-}
-
-/// The limits of the read options, applied to a tensor built from a record batch.
-fn check_limits(m: &Message, limits: &arrow_tensor_ipc::Limits) -> arrow_tensor_ipc::Result<()> {
-    let (rank, nnz) = match m {
-        Message::Tensor(t) => (t.ndim(), 0),
-        Message::SparseTensor(s) => (s.ndim(), s.nnz() as u64),
-    };
-    let exceeded =
-        |what, value: u64, limit: u64| Err(ErrorKind::LimitExceeded { what, value, limit }.into());
-    if rank > limits.max_rank {
-        return exceeded("rank", rank as u64, limits.max_rank as u64);
-    }
-    if nnz > limits.max_nnz {
-        return exceeded("nnz", nnz, limits.max_nnz);
-    }
-    Ok(())
-}
+/// The writer under `convert`'s output: a file, or standard output.
+type Out<'a> = BufWriter<Box<dyn Write + 'a>>;
 
 /// Where `convert` writes to.
-enum Sink {
-    Messages(MessageWriter<BufWriter<File>>),
+enum Sink<'a> {
+    Messages(MessageWriter<Out<'a>>),
     Table {
         builder: BatchBuilder,
-        file: Option<BufWriter<File>>,
-        writer: Option<Box<IpcWriter<BufWriter<File>>>>,
+        out: Option<Out<'a>>,
+        writer: Option<Box<IpcWriter<Out<'a>>>>,
         format: IpcFormat,
         batches: u64,
     },
@@ -263,22 +61,39 @@ enum Sink {
     File(files::FileWriter),
 }
 
-impl Sink {
-    fn new(file: File, output: &Path, target: &Target, max_dense: usize) -> Sink {
-        let buffered = |file| BufWriter::with_capacity(1 << 16, file);
-        match target {
-            Target::Messages(options) => {
-                Sink::Messages(MessageWriter::new(buffered(file), *options))
+/// Where the output goes.
+enum Dest<'a> {
+    File(File),
+    Stdout(&'a mut dyn Write),
+}
+
+impl<'a> Sink<'a> {
+    fn new(dest: Dest<'a>, output: &Path, target: &Target, max_dense: usize) -> Sink<'a> {
+        let buffered = |dest| -> Out<'a> {
+            let inner: Box<dyn Write + 'a> = match dest {
+                Dest::File(f) => Box::new(f),
+                Dest::Stdout(w) => Box::new(w),
+            };
+            BufWriter::with_capacity(1 << 16, inner)
+        };
+        match (target, dest) {
+            (Target::Messages(options), dest) => {
+                Sink::Messages(MessageWriter::new(buffered(dest), *options))
             }
-            Target::Table(format, options) => Sink::Table {
+            (Target::Table(format, options), dest) => Sink::Table {
                 builder: BatchBuilder::new(*format, options.clone()),
-                file: Some(buffered(file)),
+                out: Some(buffered(dest)),
                 writer: None,
                 format: IpcFormat::for_path(output),
                 batches: 0,
             },
-            Target::File(format, options) => {
+            (Target::File(format, options), Dest::File(file)) => {
                 Sink::File(files::FileWriter::new(*format, file, options, max_dense))
+            }
+            // A file format is chosen by the output's extension, which `-` has not: standard
+            // output gets messages.
+            (Target::File(..), dest) => {
+                Sink::Messages(MessageWriter::new(buffered(dest), WriteOptions::default()))
             }
         }
     }
@@ -297,7 +112,7 @@ impl Sink {
     fn write_batch(&mut self, batch: Option<RecordBatch>) -> arrow_tensor_ipc::Result<()> {
         let (
             Sink::Table {
-                file,
+                out,
                 writer,
                 format,
                 batches,
@@ -309,7 +124,7 @@ impl Sink {
             return Ok(());
         };
         if writer.is_none() {
-            if let Some(f) = file.take() {
+            if let Some(f) = out.take() {
                 *writer = Some(Box::new(IpcWriter::try_new(f, &batch.schema(), *format)?));
             }
         }
@@ -332,7 +147,8 @@ impl Sink {
                 .finish()
                 .map_err(|e| e.to_string())
                 .and_then(|w| w.into_inner().map_err(|e| e.into_error().to_string()))
-                .map(|_| None),
+                .and_then(|mut w| w.flush().map_err(|e| e.to_string()))
+                .map(|()| None),
             Sink::Table {
                 writer, batches, ..
             } => match writer {
@@ -341,14 +157,15 @@ impl Sink {
                     .finish()
                     .map_err(|e| e.to_string())
                     .and_then(|w| w.into_inner().map_err(|e| e.into_error().to_string()))
-                    .map(|_| Some(batches)),
+                    .and_then(|mut w| w.flush().map_err(|e| e.to_string()))
+                    .map(|()| Some(batches)),
             },
         }
     }
 }
 
-/// Copies the messages of `input` (tensor messages, or the tensors of an Arrow IPC stream
-/// or file) to `output` as `target` says.
+/// Copies the tensors of `input` (any kind the tool reads; `-` is standard input) to
+/// `output` (`-` is standard output) as `target` says.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     input: &Path,
@@ -364,75 +181,102 @@ pub fn run(
     // The read limits bound what record batches claim and what conversions allocate.
     let message_options = message_options.with_limits(read_options.limits);
     let layout = layout.map(|(format, options)| (format, options.with_limits(read_options.limits)));
-    let mut source = match Source::open(input, read_options, message_options, file_options) {
-        Ok(s) => s,
-        Err(e) => {
-            report(e);
-            return Ok(Outcome::Failed);
-        }
-    };
-    if same_file(input, output) {
+    let to_stdout = input::is_stdio(output);
+    if !input::is_stdio(input) && !to_stdout && same_file(input, output) {
         report(format_args!(
             "{}: input and output are the same file",
             output.display()
         ));
         return Ok(Outcome::Failed);
     }
-    let file = match File::create(output) {
-        Ok(f) => f,
+    let mut opened = match input::open(input) {
+        Ok(i) => i,
         Err(e) => {
-            report(format_args!("{}: cannot create: {e}", output.display()));
+            report(e);
             return Ok(Outcome::Failed);
         }
     };
+    let name = opened.name.clone();
+    let mut source = match Source::open(&mut opened, read_options, message_options, file_options) {
+        Ok(s) => s,
+        Err(e) => {
+            report(e);
+            return Ok(Outcome::Failed);
+        }
+    };
+    let output_name = if to_stdout {
+        "standard output".to_string()
+    } else {
+        output.display().to_string()
+    };
+    let (dest, summary): (Dest, Option<&mut dyn Write>) = if to_stdout {
+        // Standard output carries the data: no summary line.
+        (Dest::Stdout(out), None)
+    } else {
+        match File::create(output) {
+            Ok(f) => (Dest::File(f), Some(out)),
+            Err(e) => {
+                report(format_args!("{output_name}: cannot create: {e}"));
+                return Ok(Outcome::Failed);
+            }
+        }
+    };
     let mut sink = Sink::new(
-        file,
+        dest,
         output,
         &target,
         read_options.limits.max_dense_elements,
     );
     let mut count = 0u64;
     let mut failure = None;
-    let size = fs::metadata(input).map_or(0, |m| m.len());
-    let bar = Mutex::new(Progress::new(size, progress));
-    let draw = |done: u64, count: u64, stage: &str, force: bool| {
+    let bar = Mutex::new(Progress::new(opened.size(), progress));
+    let draw = |done: u64, count: u64, stage: &str| {
         bar.lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .update(done, count, stage, force);
+            .update(done, count, stage);
     };
-    let parsing = |done: u64| draw(done, 0, "parsing", false);
+    let parsing = |done: u64| draw(done, 0, "parsing");
     let limits = read_options.limits;
+    let max_dense = limits.max_dense_elements;
     loop {
-        draw(source.consumed(), count, "reading", false);
-        let Some(item) = source.next(input, &limits, &parsing) else {
+        draw(source.consumed(), count, "reading");
+        let Some(item) = source.next(&limits, &parsing) else {
             break;
         };
-        let (at, message) = match item {
-            Ok(m) => m,
+        let entry = match item {
+            Ok(e) => e,
             Err(e) => {
-                failure = Some(e);
+                failure = Some(e.full(&name));
                 break;
             }
         };
+        let at = entry.at();
+        if let Some(reason) = match &entry {
+            Entry::Decoded(m) => m
+                .message
+                .as_tensor()
+                .and_then(|t| read::aliased_expansion(t, max_dense)),
+            Entry::Tensor { .. } => None,
+        } {
+            failure = Some(format!("{name}: {at}: cannot write it: {reason}"));
+            break;
+        }
+        let message = entry.into_message();
         let message = match &layout {
             None => Ok(message),
             Some((format, options)) => {
-                draw(source.consumed(), count, "converting", true);
-                relayout(message, *format, options, limits.max_dense_elements)
+                draw(source.consumed(), count, "converting");
+                relayout(message, *format, options, max_dense)
             }
         };
         let message = match message {
             Ok(message) => message,
             Err(e) => {
-                failure = Some(format!(
-                    "{}: {at}: cannot convert it: {}",
-                    input.display(),
-                    e.kind()
-                ));
+                failure = Some(format!("{name}: {at}: cannot convert it: {}", e.kind()));
                 break;
             }
         };
-        draw(source.consumed(), count, "writing", true);
+        draw(source.consumed(), count, "writing");
         if let Err(e) = sink.write(&message) {
             let hint = if matches!(
                 e.kind(),
@@ -443,15 +287,13 @@ pub fn run(
                 ""
             };
             failure = Some(format!(
-                "{}: {at}: cannot write it to {}: {}{hint}",
-                input.display(),
-                output.display(),
+                "{name}: {at}: cannot write it to {output_name}: {}{hint}",
                 e.kind()
             ));
             break;
         }
         count += 1;
-        draw(source.consumed(), count, "written", true);
+        draw(source.consumed(), count, "written");
     }
     let (failure, batches) = match failure {
         // Close the output before removing it.
@@ -461,10 +303,7 @@ pub fn run(
         }
         None => match sink.finish() {
             Ok(b) => (None, b),
-            Err(e) => (
-                Some(format!("{}: cannot write: {e}", output.display())),
-                None,
-            ),
+            Err(e) => (Some(format!("{output_name}: cannot write: {e}")), None),
         },
     };
     let stage = if failure.is_some() { "failed" } else { "done" };
@@ -473,25 +312,27 @@ pub fn run(
         .finish(source.consumed(), count, stage);
     if let Some(f) = failure {
         report(f);
-        if fs::metadata(output).is_ok_and(|m| m.is_file()) && fs::remove_file(output).is_ok() {
-            report(format_args!("{}: partial output removed", output.display()));
+        if !to_stdout
+            && fs::metadata(output).is_ok_and(|m| m.is_file())
+            && fs::remove_file(output).is_ok()
+        {
+            report(format_args!("{output_name}: partial output removed"));
         }
         return Ok(Outcome::Failed);
     }
+    let Some(out) = summary else {
+        return Ok(Outcome::Ok);
+    };
     let plural = if count == 1 { "message" } else { "messages" };
     match batches {
-        None => writeln!(out, "{}: {count} {plural} written", output.display())?,
+        None => writeln!(out, "{output_name}: {count} {plural} written")?,
         Some(b) => {
             let bp = if b == 1 {
                 "record batch"
             } else {
                 "record batches"
             };
-            writeln!(
-                out,
-                "{}: {count} {plural} written as {b} {bp}",
-                output.display()
-            )?
+            writeln!(out, "{output_name}: {count} {plural} written as {b} {bp}")?
         }
     }
     Ok(Outcome::Ok)
@@ -506,9 +347,9 @@ fn relayout(
 ) -> arrow_tensor_ipc::Result<Message> {
     Ok(match (message, format) {
         (Message::Tensor(t), None) => Message::Tensor(t),
-        (Message::SparseTensor(t), None) => Message::Tensor(
-            arrow_tensor_ipc::convert::to_dense_with(&t, max_dense, options)?,
-        ),
+        (Message::SparseTensor(t), None) => {
+            Message::Tensor(t.to_dense_with(&options.clone().with_max_dense_elements(max_dense))?)
+        }
         (Message::Tensor(t), Some(f)) => Message::SparseTensor(t.to_sparse(f, options)?),
         (Message::SparseTensor(t), Some(f)) => Message::SparseTensor(t.to_format(f, options)?),
     })

@@ -1,5 +1,6 @@
 //! `dump`: every message as one JSON object per line.
 
+use crate::input::{self, Entry, Source};
 use crate::json::{self, JsonNumber, Object};
 use crate::{read, report, Outcome};
 use arrow_tensor_ipc::{
@@ -14,29 +15,40 @@ use std::path::Path;
 /// Largest number of elements for which `dense` is printed.
 pub const MAX_DENSE_ELEMENTS: usize = 100_000;
 
-/// Dumps the messages of `path` to `out`.
+/// Dumps the tensors of `path` (`-`: standard input) to `out`.
 pub fn run(path: &Path, options: ReadOptions, out: &mut dyn Write) -> io::Result<Outcome> {
-    let messages = match read::open(path, options) {
-        Ok(m) => m,
+    let mut opened = match input::open(path) {
+        Ok(i) => i,
         Err(e) => {
             report(e);
             return Ok(Outcome::Failed);
         }
     };
-    for item in messages {
+    let mut source = match Source::open(
+        &mut opened,
+        options,
+        crate::default_message_options(options),
+        &crate::default_file_options(options),
+    ) {
+        Ok(s) => s,
+        Err(e) => {
+            report(e);
+            return Ok(Outcome::Failed);
+        }
+    };
+    while let Some(item) = source.next(&options.limits, &|_| {}) {
         match item {
-            Ok(m) => writeln!(out, "{}", message(&m))?,
+            Ok(Entry::Decoded(m)) => writeln!(out, "{}", message(&m))?,
+            Ok(Entry::Tensor { at, message }) => writeln!(out, "{}", tensor_of(&at, &message))?,
             Err(e) => {
                 let mut o = Object::new();
-                o.number("offset", e.offset);
-                o.string("error", &e.description());
+                match e.offset {
+                    Some(offset) => o.number("offset", offset),
+                    None => o.string("source", &e.at),
+                }
+                o.string("error", &e.description);
                 writeln!(out, "{}", o.finish())?;
-                report(format_args!(
-                    "{}: message at byte {}: {}",
-                    path.display(),
-                    e.offset,
-                    e.description()
-                ));
+                report(e.full(&opened.name));
                 return Ok(Outcome::Failed);
             }
         }
@@ -44,28 +56,44 @@ pub fn run(path: &Path, options: ReadOptions, out: &mut dyn Write) -> io::Result
     Ok(Outcome::Ok)
 }
 
-/// One message as a JSON object.
+/// The `kind` key of a tensor.
+fn kind(m: &Message) -> &'static str {
+    match m {
+        Message::Tensor(_) => "tensor",
+        Message::SparseTensor(_) => "sparse_tensor",
+    }
+}
+
+/// One message of a stream of tensor messages as a JSON object.
 pub fn message(m: &DecodedMessage) -> String {
     let mut o = Object::new();
     o.number("offset", m.offset);
-    o.string(
-        "kind",
-        match &m.message {
-            Message::Tensor(_) => "tensor",
-            Message::SparseTensor(_) => "sparse_tensor",
-        },
-    );
+    o.string("kind", kind(&m.message));
     o.string("metadata_version", m.version.name());
     o.number("metadata_length", m.metadata_length);
     o.number("body_length", m.body_length);
-    if let Some(md) = m.message.custom_metadata() {
+    body(&mut o, &m.message);
+    o.finish()
+}
+
+/// A tensor of another kind of input as a JSON object: `source` says where it came from.
+pub fn tensor_of(at: &str, m: &Message) -> String {
+    let mut o = Object::new();
+    o.string("source", at);
+    o.string("kind", kind(m));
+    body(&mut o, m);
+    o.finish()
+}
+
+/// The custom metadata and the tensor's own keys.
+fn body(o: &mut Object, m: &Message) {
+    if let Some(md) = m.custom_metadata() {
         custom_metadata(o.key("custom_metadata"), md);
     }
-    match &m.message {
-        Message::Tensor(t) => tensor(&mut o, t),
-        Message::SparseTensor(t) => sparse(&mut o, t),
+    match m {
+        Message::Tensor(t) => tensor(o, t),
+        Message::SparseTensor(t) => sparse(o, t),
     }
-    o.finish()
 }
 
 /// A message's `custom_metadata` as a list of `{"key": ..., "value": ...}` objects, in
@@ -259,7 +287,10 @@ fn sparse(o: &mut Object, t: &SparseTensor) {
     }
     sparse_values(o.key("values"), t);
     match t.total_elements() {
-        Some(n) if n <= MAX_DENSE_ELEMENTS as u64 => match t.to_dense_limited(MAX_DENSE_ELEMENTS) {
+        Some(n) if n <= MAX_DENSE_ELEMENTS as u64 => match t.to_dense_with(
+            &arrow_tensor_ipc::ConvertOptions::default()
+                .with_max_dense_elements(MAX_DENSE_ELEMENTS),
+        ) {
             Ok(d) => tensor_values(o.key("dense"), &d),
             Err(e) => {
                 o.null("dense");

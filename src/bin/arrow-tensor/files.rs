@@ -29,13 +29,14 @@ pub struct FileOptions {
 #[allow(unsafe_code)]
 fn map(path: &Path) -> Result<bytes::Bytes, String> {
     // SAFETY: the CLI's contract (stated in its help and the README): input files are not
-    // modified or truncated while a command reads them.
-    unsafe { arrow_tensor_ipc::map_file(path) }
-        .map_err(|e| format!("{}: cannot map: {e}", path.display()))
+    // modified or truncated while a command reads them; a spooled standard input is a
+    // temporary file of the tool's own.
+    unsafe { arrow_tensor_ipc::map_file(path) }.map_err(|e| format!("cannot map: {e}"))
 }
 
 /// Reads the tensors of a file of `format` (one, or an `.npz` bundle's members in archive
 /// order, each named in its custom metadata); `progress` hears the input bytes parsed.
+/// Errors do not name the file (callers do).
 pub fn read(
     format: FileFormat,
     path: &Path,
@@ -43,7 +44,7 @@ pub fn read(
     limits: &Limits,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Message>, String> {
-    let at = |e: arrow_tensor_ipc::Error| format!("{}: {e}", path.display());
+    let at = |e: arrow_tensor_ipc::Error| e.to_string();
     match format {
         FileFormat::MatrixMarket | FileFormat::Frostt => {
             let mapped = map(path)?;
@@ -72,16 +73,14 @@ pub fn read(
             }
         }
         FileFormat::Npy => {
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
             progress(bytes.len() as u64);
             npy::read_npy_buffer(arrow_buffer::Buffer::from_vec(bytes), limits)
                 .map(|t| vec![Message::Tensor(t)])
                 .map_err(at)
         }
         FileFormat::Npz => {
-            let file =
-                File::open(path).map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
+            let file = File::open(path).map_err(|e| format!("cannot open: {e}"))?;
             npz::read_npz_messages(BufReader::new(file), limits).map_err(at)
         }
     }
@@ -188,7 +187,12 @@ fn write(
         FileFormat::Frostt => frostt::write_frostt(message, &mut out)?,
         FileFormat::Npy => match message {
             Message::Tensor(t) => npy::write_npy(t, &mut out)?,
-            Message::SparseTensor(s) => npy::write_npy(&s.to_dense_limited(max_dense)?, &mut out)?,
+            Message::SparseTensor(s) => npy::write_npy(
+                &s.to_dense_with(
+                    &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(max_dense),
+                )?,
+                &mut out,
+            )?,
         },
         FileFormat::Npz => {
             let o = npz::NpzWriteOptions {
@@ -203,19 +207,21 @@ fn write(
 
 /// The `inspect` line of a file of `format`: what the file declares (Matrix Market's
 /// header) and the tensor it holds; for an `.npz` bundle of named arrays, a line with the
-/// member count and one line per member (name, then the tensor).
+/// member count and one line per member (name, then the tensor). Errors name the file
+/// `name`.
 pub fn describe(
     format: FileFormat,
     path: &Path,
+    name: &str,
     limits: &Limits,
     validation: Validation,
     tensor_line: impl Fn(&Message) -> String,
 ) -> Result<String, String> {
     let declared = match format {
         FileFormat::MatrixMarket => {
-            let mapped = map(path)?;
+            let mapped = map(path).map_err(|e| format!("{name}: {e}"))?;
             let h = matrix_market::read_header_with(&mapped, validation)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+                .map_err(|e| format!("{name}: {e}"))?;
             format!(
                 " ({:?} {:?} {:?}, {} x {}, {} entries stored)",
                 h.format, h.field, h.symmetry, h.rows, h.cols, h.entries
@@ -228,7 +234,8 @@ pub fn describe(
         validation,
         ..FileOptions::default()
     };
-    let messages = read(format, path, &options, limits, &|_| {})?;
+    let messages =
+        read(format, path, &options, limits, &|_| {}).map_err(|e| format!("{name}: {e}"))?;
     let bundle = format == FileFormat::Npz && messages.iter().all(|m| m.as_tensor().is_some());
     if !bundle {
         let lines: Vec<String> = messages.iter().map(&tensor_line).collect();
@@ -249,9 +256,9 @@ pub fn describe(
         messages.len()
     );
     for m in &messages {
-        let mut name = String::new();
-        crate::json::push_str(&mut name, m.name().unwrap_or_default());
-        out.push_str(&format!("\nmember {name}: {}", tensor_line(m)));
+        let mut member = String::new();
+        crate::json::push_str(&mut member, m.name().unwrap_or_default());
+        out.push_str(&format!("\nmember {member}: {}", tensor_line(m)));
     }
     Ok(out)
 }

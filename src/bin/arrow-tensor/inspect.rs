@@ -1,5 +1,7 @@
-//! `inspect`: one human-readable line per message.
+//! `inspect`: one human-readable line per tensor of each input (per message of a stream
+//! of tensor messages, per tensor of a record batch, one for a file of one tensor).
 
+use crate::input::{self, Entry, Source};
 use crate::{json, read, report, Outcome};
 use arrow_tensor_ipc::{
     DecodedMessage, Framing, IndexArray, Message, ReadOptions, SparseIndex, SparseTensor, Tensor,
@@ -8,18 +10,27 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-/// Prints one line per message of every file (preceded by the file name when there are
-/// several files).
+/// Prints one line per tensor of every input (preceded by the input's name when there are
+/// several).
 pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::Result<Outcome> {
     let mut outcome = Outcome::Ok;
     for path in files {
         if files.len() > 1 {
             writeln!(out, "{}:", path.display())?;
         }
-        if let Some(format) = arrow_tensor_ipc::formats::FileFormat::from_path(path) {
+        let mut opened = match input::open(path) {
+            Ok(i) => i,
+            Err(e) => {
+                report(e);
+                outcome = Outcome::Failed;
+                continue;
+            }
+        };
+        if let (Some(format), Some(file)) = (opened.file_format(), opened.path()) {
             match crate::files::describe(
                 format,
-                path,
+                file,
+                &opened.name,
                 &options.limits,
                 options.validation,
                 tensor_line,
@@ -32,25 +43,31 @@ pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::
             }
             continue;
         }
-        let messages = match read::open(path, options) {
-            Ok(m) => m,
+        let mut source = match Source::open(
+            &mut opened,
+            options,
+            crate::default_message_options(options),
+            &crate::default_file_options(options),
+        ) {
+            Ok(s) => s,
             Err(e) => {
                 report(e);
                 outcome = Outcome::Failed;
                 continue;
             }
         };
-        for item in messages {
+        while let Some(item) = source.next(&options.limits, &|_| {}) {
             match item {
-                Ok(m) => writeln!(out, "{}", line(&m))?,
+                Ok(Entry::Decoded(m)) => writeln!(out, "{}", line(&m))?,
+                Ok(Entry::Tensor { at, message }) => {
+                    writeln!(out, "{at}: {}", tensor_line(&message))?
+                }
                 Err(e) => {
-                    writeln!(out, "@{}: error: {}", e.offset, e.description())?;
-                    report(format_args!(
-                        "{}: message at byte {}: {}",
-                        path.display(),
-                        e.offset,
-                        e.description()
-                    ));
+                    match e.offset {
+                        Some(offset) => writeln!(out, "@{offset}: error: {}", e.description)?,
+                        None => writeln!(out, "{}: error: {}", e.at, e.description)?,
+                    }
+                    report(e.full(&opened.name));
                     outcome = Outcome::Failed;
                 }
             }

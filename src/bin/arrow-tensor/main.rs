@@ -1,15 +1,39 @@
 //! `arrow-tensor`: look into, check and rewrite files of Apache Arrow Tensor and
 //! SparseTensor IPC messages (the encapsulated message format: one message after another,
-//! optionally ended by an end-of-stream marker).
+//! optionally ended by an end-of-stream marker), and the tensors of the other kinds of
+//! input the crate reads.
+//!
+//! # Inputs
+//!
+//! Every subcommand reads every kind of input, detected by content first and extension
+//! second ([`arrow_tensor_ipc::formats::detect`]): streams of tensor messages, Arrow IPC
+//! streams and files of record batches (each batch split into tensors: tensor columns or
+//! a COO table), Matrix Market `.mtx` (symmetric matrices expanded unless `convert
+//! --as-stored`), FROSTT `.tns` (`convert --shape` gives the shape, else the largest
+//! coordinates), NumPy `.npy` and `.npz` (scipy `save_npz` sparse bundles and numpy
+//! `savez` bundles of named arrays). An input of a kind the tool does not read (Parquet,
+//! another zip archive, HDF5, gzip, plain text, other binary data) is an error that names
+//! the kind.
+//!
+//! `-` is standard input (and, for `convert`, standard output): `producer | arrow-tensor
+//! convert - - --to csr | consumer`. Tensor messages and Arrow IPC streams on standard
+//! input (or a named pipe) are read as they come (memory bounded by one message); any other
+//! kind is first copied into a temporary file, since its reader needs the whole content (a
+//! footer, a zip directory).
+//!
+//! Input files are memory-mapped: they must not be modified or truncated while a command
+//! reads them (the contract of [`arrow_tensor_ipc::map_file`]).
 //!
 //! # Subcommands
 //!
-//! - `inspect FILE...` prints one human-readable line per message: byte offset, kind
+//! - `inspect INPUT...` prints one human-readable line per message: byte offset, kind
 //!   (`tensor` or `sparse_tensor`), value type, shape, dimension names, layout (row-major,
 //!   column-major or strided for dense tensors; COO, CSR, CSC or CSF with nnz and index
 //!   types for sparse ones), metadata and body lengths, and where the body starts with its
-//!   alignment (for example `body@64 (64-aligned)`).
-//! - `dump [--json] FILE` prints one JSON object per line per message (JSON Lines), with the
+//!   alignment (for example `body@64 (64-aligned)`). For the other kinds: one line per
+//!   tensor of a record batch (`record batch 0: ...`), one line for a file of one tensor
+//!   (with a Matrix Market file's header), a line per member of an `.npz` bundle.
+//! - `dump [--json] INPUT` prints one JSON object per line per message (JSON Lines), with the
 //!   keys `offset`, `kind`, `metadata_version`, `metadata_length`, `body_length`, `type`,
 //!   `shape`, `dim_names`, then for dense tensors `strides` and `values` (every element in
 //!   row-major logical order; `null` with a `values_error` key for a tensor whose zero or
@@ -22,11 +46,16 @@
 //!   on unvalidated data, `null` and a `dense_error` key). Integers are printed exactly,
 //!   floats as numbers that read back to the same value, `NaN` and infinities as the
 //!   strings `"NaN"`, `"Infinity"` and `"-Infinity"`. A message that fails to decode prints
-//!   `{"offset":...,"error":"..."}` and ends the dump (the framing may be lost). JSON is the
-//!   only output format; `--json` may be given for clarity.
-//! - `validate FILE...` decodes every message of every file and prints one summary line per
-//!   file (`FILE: 3 messages OK`). Errors go to standard error with the file name and the
-//!   byte offset of the failing message.
+//!   `{"offset":...,"error":"..."}` and ends the dump (the framing may be lost). A tensor of
+//!   another kind of input has `source` (where it came from: `record batch 0`, `the npy
+//!   file`, `member "a" of the npz file`) instead of the four message keys, and a failure
+//!   there prints `{"source":...,"error":"..."}`. JSON is the only output format; `--json`
+//!   may be given for clarity.
+//! - `validate INPUT...` decodes every message of every input and prints one summary line
+//!   per input (`FILE: 3 messages OK`; `FILE: 1 tensor OK (npy)` for the other kinds, whose
+//!   sparse indices are checked strictly unless `--permissive`). Errors go to standard
+//!   error with the input's name and where the failing tensor is (the byte offset of a
+//!   message).
 //! - `convert IN OUT` decodes every message of `IN` and writes it again to `OUT` with the
 //!   crate's writer (64-byte aligned, metadata V5, end-of-stream marker at the end), keeping
 //!   value types, index types and layouts. `--allow-non-arrow` also writes messages Arrow
@@ -36,19 +65,15 @@
 //!   order, up to the default to-dense limit of 2^28 elements. On failure the partial
 //!   output file is removed. `--to dense|coo|csr|csc|csf` converts every message to that
 //!   layout (`--index-type T`, `--axis-order 2,0,1` for CSF; `--threads N`, default one per
-//!   core). A progress bar (input bytes
-//!   read, messages written, current step) goes to standard error for inputs of 64 MiB or
-//!   more when it is a terminal; `--progress` forces it, `--no-progress` turns it off.
-//!
-//!
-//! `convert` and `inspect` also read files of [`arrow_tensor_ipc::formats`], by extension:
-//! Matrix Market `.mtx` (symmetric matrices expanded unless `--as-stored`), FROSTT `.tns`
-//! (`--shape` gives the shape, else the largest coordinates), NumPy `.npy` and scipy
-//! `save_npz` `.npz`; `convert` writes them too (a sparse tensor bound for `.npy` is
-//! expanded to dense, a dense one bound for `.npz` becomes CSR; `--compressed` deflates an
-//! `.npz`). Such a file holds one tensor: `arrow-tensor convert matrix.mtx matrix.arrows
-//! --to csr`, `arrow-tensor convert tensor.arrows tensor.tns`. The progress bar covers the
-//! parsing of text files.
+//!   core). `OUT` chooses what is written by its extension: `.mtx`, `.tns`, `.npy`, `.npz`
+//!   (a sparse tensor bound for `.npy` is expanded to dense, a dense one bound for `.npz`
+//!   becomes CSR; `--compressed` deflates an `.npz`; such a file holds one tensor, or one
+//!   dense tensor per member of an `.npz` bundle), else tensor messages, or record batches
+//!   with `--format` (an IPC file for `.arrow` and `.feather`, an IPC stream otherwise).
+//!   `-` writes messages or an IPC stream to standard output, without the summary line.
+//!   A progress bar (`indicatif`: input bytes read, rate, time left, messages written,
+//!   current step) goes to standard error for inputs of 64 MiB or more when it is a
+//!   terminal; `--progress` forces it, `--no-progress` turns it off.
 //!
 //! Every subcommand validates strictly (every rule of the format and of the sparse layouts)
 //! unless `--permissive` is given, in which case only what safe reading needs is checked.
@@ -61,7 +86,9 @@
 mod convert;
 mod dump;
 mod files;
+mod input;
 mod inspect;
+mod ipc_stream;
 mod json;
 mod progress;
 mod read;
@@ -72,9 +99,16 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// What `--help` says of inputs after the options, for the tool and every subcommand.
+const INPUTS_HELP: &str = "Inputs are tensor messages, Arrow IPC streams and files, Matrix \
+    Market (.mtx), FROSTT (.tns), NumPy .npy and .npz, detected by content first and \
+    extension second; `-` is standard input or output.\n\
+    Input files are memory-mapped: they must not be modified or truncated while \
+    arrow-tensor reads them.";
+
 /// Read, check and rewrite Apache Arrow Tensor and SparseTensor IPC message files.
 #[derive(Parser, Debug)]
-#[command(name = "arrow-tensor", version)]
+#[command(name = "arrow-tensor", version, after_help = INPUTS_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -110,36 +144,42 @@ enum CsfLengthsArg {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Print one human-readable line per message (one line for a .mtx, .tns, .npy or .npz
-    /// file).
+    /// Print one human-readable line per message or tensor of each input (one line for a
+    /// .mtx, .tns or .npy file).
+    #[command(after_help = INPUTS_HELP)]
     Inspect {
         #[command(flatten)]
         read: ReadArgs,
-        /// Message files.
+        /// Inputs (`-`: standard input).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Print every message as one JSON object per line.
+    /// Print every message or tensor of the input as one JSON object per line.
+    #[command(after_help = INPUTS_HELP)]
     Dump {
         /// Print JSON Lines (the only format, and the default).
         #[arg(long)]
         json: bool,
         #[command(flatten)]
         read: ReadArgs,
-        /// Message file.
+        /// Input (`-`: standard input).
         file: PathBuf,
     },
-    /// Check every message of every file; exit 1 on the first invalid message of a file.
+    /// Check every message or tensor of every input; exit 1 on the first invalid one of an
+    /// input.
+    #[command(after_help = INPUTS_HELP)]
     Validate {
         #[command(flatten)]
         read: ReadArgs,
-        /// Message files.
+        /// Inputs (`-`: standard input).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Decode every message of IN and write it again to OUT. IN or OUT may also be a
+    /// Decode every message or tensor of IN and write it again to OUT. OUT may also be a
     /// Matrix Market (.mtx), FROSTT (.tns), NumPy (.npy) or scipy save_npz (.npz) file,
-    /// chosen by its extension; such a file holds one tensor.
+    /// chosen by its extension; such a file holds one tensor. `-` is standard input or
+    /// output.
+    #[command(after_help = INPUTS_HELP)]
     Convert {
         #[command(flatten)]
         read: ReadArgs,
@@ -198,10 +238,10 @@ enum Command {
         /// Never show a progress bar.
         #[arg(long)]
         no_progress: bool,
-        /// Input file.
+        /// Input (`-`: standard input).
         #[arg(value_name = "IN")]
         input: PathBuf,
-        /// Output file (created or truncated).
+        /// Output file (created or truncated; `-`: standard output).
         #[arg(value_name = "OUT")]
         output: PathBuf,
     },
@@ -266,14 +306,44 @@ enum Outcome {
     Failed,
 }
 
+/// The options that turn record batches into tensors for `inspect`, `dump` and `validate`
+/// (`convert` sets its own from its command line).
+fn default_message_options(
+    options: arrow_tensor_ipc::ReadOptions,
+) -> arrow_tensor_ipc::record_batch::MessageOptions {
+    arrow_tensor_ipc::record_batch::MessageOptions::default().with_limits(options.limits)
+}
+
+/// The options of the file-format readers for `inspect`, `dump` and `validate`.
+fn default_file_options(options: arrow_tensor_ipc::ReadOptions) -> files::FileOptions {
+    files::FileOptions {
+        validation: options.validation,
+        ..files::FileOptions::default()
+    }
+}
+
 /// Prints a diagnostic on standard error.
 fn report(message: impl std::fmt::Display) {
     // Nothing sensible is left to do when standard error is gone.
     let _ = writeln!(io::stderr().lock(), "arrow-tensor: {message}");
 }
 
+/// Refuses standard input named more than once (it can be read only once).
+fn stdin_once(files: &[PathBuf]) -> Result<(), Outcome> {
+    if files.iter().filter(|f| input::is_stdio(f)).count() > 1 {
+        report("`-` (standard input) is given more than once");
+        return Err(Outcome::Failed);
+    }
+    Ok(())
+}
+
 fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
     match cli.command {
+        Command::Inspect { files, .. } | Command::Validate { files, .. }
+            if stdin_once(&files).is_err() =>
+        {
+            Ok(Outcome::Failed)
+        }
         Command::Inspect { read, files } => inspect::run(&files, read.options(), out),
         Command::Dump {
             json: _,

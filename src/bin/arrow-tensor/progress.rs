@@ -1,23 +1,25 @@
-//! A progress bar on standard error for `convert` on large inputs.
+//! The progress bar of `convert` on large inputs, drawn by `indicatif` on standard error.
 //!
-//! One line, redrawn in place (`\r`) at most ten times a second and after every message:
-//! a bar and percentage of the input bytes read so far, those bytes against the file
-//! size, the number of messages written and what is being done to the current one. The
-//! last drawing ends the line. Shown by default only when standard error is a terminal and
-//! the input holds at least [`LARGE`] bytes; `--progress` forces it (also into a pipe or a
-//! file), `--no-progress` turns it off.
+//! One line: a bar as wide as the terminal and percentage of the input bytes read so far,
+//! those bytes against the input's size, the rate and the time left, the number of
+//! messages written and what is being done to the current one (for an input of unknown
+//! size, standard input read as it comes: a spinner, the bytes read and the rate). Shown by
+//! default only when standard error is a terminal and the input holds at least [`LARGE`]
+//! bytes; `--progress` forces it (also into a pipe or a file, where it is redrawn after
+//! carriage returns as if on a terminal of [`PLAIN_WIDTH`] columns, and the last drawing
+//! ends the line), `--no-progress` turns it off.
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use std::io::{self, IsTerminal, Write};
-use std::time::{Duration, Instant};
 
 /// Inputs of at least this many bytes get a progress bar by default.
 pub const LARGE: u64 = 64 << 20;
 
-/// Characters of the bar between its brackets.
-const WIDTH: usize = 30;
+/// The line width of a bar drawn into a pipe or a file.
+pub const PLAIN_WIDTH: u16 = 120;
 
-/// Minimum time between two drawings (besides the one after each message).
-const EVERY: Duration = Duration::from_millis(100);
+/// Drawings per second, at most.
+const HZ: u8 = 10;
 
 /// When to show the bar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,92 +32,142 @@ pub enum When {
     Never,
 }
 
+/// Whether a bar is drawn for an input of `total` bytes (0: unknown), given `when` and
+/// whether standard error is a terminal.
+pub fn shown(when: When, total: u64, terminal: bool) -> bool {
+    match when {
+        When::Always => true,
+        When::Never => false,
+        When::Auto => total >= LARGE && terminal,
+    }
+}
+
 /// The progress line of one conversion.
 pub struct Progress {
-    /// Size of the input file in bytes (0 when unknown).
-    total: u64,
-    on: bool,
-    last: Option<Instant>,
+    bar: Option<ProgressBar>,
+    /// Whether the bar is drawn into a pipe or a file (which then gets the line's end).
+    plain: bool,
 }
 
 impl Progress {
-    /// A progress line for an input of `total` bytes.
+    /// A progress line for an input of `total` bytes (0 when unknown).
     pub fn new(total: u64, when: When) -> Self {
-        let on = match when {
-            When::Always => true,
-            When::Never => false,
-            When::Auto => total >= LARGE && io::stderr().is_terminal(),
+        let terminal = io::stderr().is_terminal();
+        if !shown(when, total, terminal) {
+            return Progress {
+                bar: None,
+                plain: false,
+            };
+        }
+        let target = if terminal {
+            ProgressDrawTarget::stderr_with_hz(HZ)
+        } else {
+            ProgressDrawTarget::term_like_with_hz(Box::new(PlainStderr), HZ)
         };
+        let (bar, template) = if total == 0 {
+            (
+                ProgressBar::no_length(),
+                "{spinner} {bytes}  {binary_bytes_per_sec}  {msg}",
+            )
+        } else {
+            (
+                ProgressBar::new(total),
+                "[{wide_bar}] {percent:>3}%  {bytes} / {total_bytes}  {binary_bytes_per_sec}  \
+                 ETA {eta}  {msg}",
+            )
+        };
+        // The templates are constants: a template error is a bug, shown as a bare bar.
+        let style = ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("#>-");
+        bar.set_style(style);
+        bar.set_draw_target(target);
         Progress {
-            total,
-            on,
-            last: None,
+            bar: Some(bar),
+            plain: !terminal,
         }
     }
 
-    /// Reports `done` input bytes consumed, `messages` written, now at `stage` (drawn when
-    /// the last drawing is older than [`EVERY`], or when `force`).
-    pub fn update(&mut self, done: u64, messages: u64, stage: &str, force: bool) {
-        if !self.on {
-            return;
+    /// Whether the bar is drawn.
+    #[cfg(test)]
+    pub fn is_shown(&self) -> bool {
+        self.bar.is_some()
+    }
+
+    /// Reports `done` input bytes consumed, `messages` written, now at `stage`.
+    pub fn update(&self, done: u64, messages: u64, stage: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+            bar.set_message(status(messages, stage));
         }
-        let now = Instant::now();
-        if !force && self.last.is_some_and(|t| now.duration_since(t) < EVERY) {
-            return;
-        }
-        self.last = Some(now);
-        self.draw(done, messages, stage, "");
     }
 
     /// Draws the final state and ends the line.
     pub fn finish(&mut self, done: u64, messages: u64, stage: &str) {
-        if self.on {
-            self.draw(done, messages, stage, "\n");
-            self.on = false;
+        if let Some(bar) = self.bar.take() {
+            if let Some(len) = bar.length() {
+                bar.set_length(len.max(done));
+            }
+            bar.set_position(done);
+            bar.finish_with_message(status(messages, stage));
+            if self.plain {
+                // A progress line is not worth failing a conversion over.
+                let _ = writeln!(io::stderr().lock());
+            }
         }
     }
-
-    fn draw(&self, done: u64, messages: u64, stage: &str, end: &str) {
-        let line = render(done, self.total, messages, stage);
-        let stderr = io::stderr();
-        // On a terminal, clear what a longer previous line left behind.
-        let clear = if stderr.is_terminal() { "\x1b[K" } else { "" };
-        // A progress line is not worth failing a conversion over.
-        let _ = write!(stderr.lock(), "\r{line}{clear}{end}");
-    }
 }
 
-/// The text of the progress line (without the carriage return).
-pub fn render(done: u64, total: u64, messages: u64, stage: &str) -> String {
-    let fraction = if total == 0 {
-        1.0
-    } else {
-        (done.min(total) as f64 / total as f64).clamp(0.0, 1.0)
-    };
-    let filled = ((fraction * WIDTH as f64).round() as usize).min(WIDTH);
-    let bar: String = "#".repeat(filled) + &"-".repeat(WIDTH - filled);
+/// `3 messages written  converting`
+fn status(messages: u64, stage: &str) -> String {
     let plural = if messages == 1 { "message" } else { "messages" };
-    format!(
-        "[{bar}] {:>3}%  {} / {}  {messages} {plural} written  {stage}",
-        (fraction * 100.0).floor() as u32,
-        human(done.min(total.max(done))),
-        human(total)
-    )
+    format!("{messages} {plural} written  {stage}")
 }
 
-/// A byte count with a binary unit (`1.5 GiB`).
-fn human(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
+/// Standard error when it is not a terminal (a pipe or a file): the line is redrawn after
+/// a carriage return, without cursor movements and without the blanks that fill a
+/// terminal's line.
+#[derive(Debug)]
+struct PlainStderr;
+
+impl TermLike for PlainStderr {
+    fn width(&self) -> u16 {
+        PLAIN_WIDTH
     }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
+
+    fn move_cursor_up(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_down(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_right(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_left(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn write_line(&self, s: &str) -> io::Result<()> {
+        writeln!(io::stderr().lock(), "{s}")
+    }
+
+    fn write_str(&self, s: &str) -> io::Result<()> {
+        if s.bytes().all(|b| b == b' ') {
+            return Ok(());
+        }
+        write!(io::stderr().lock(), "{s}")
+    }
+
+    fn clear_line(&self) -> io::Result<()> {
+        write!(io::stderr().lock(), "\r")
+    }
+
+    fn flush(&self) -> io::Result<()> {
+        io::stderr().lock().flush()
     }
 }
 
@@ -124,20 +176,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn renders_bar_percentage_sizes_and_stage() {
-        assert_eq!(
-            render(0, 200 << 20, 0, "reading"),
-            "[------------------------------]   0%  0 B / 200.0 MiB  0 messages written  reading"
-        );
-        assert_eq!(
-            render(100 << 20, 200 << 20, 1, "converting"),
-            "[###############---------------]  50%  100.0 MiB / 200.0 MiB  1 message written  converting"
-        );
-        assert_eq!(
-            render(3 << 30, 3 << 30, 7, "done"),
-            "[##############################] 100%  3.0 GiB / 3.0 GiB  7 messages written  done"
-        );
-        // An empty or unknown-size input counts as complete.
-        assert!(render(0, 0, 0, "done").contains("100%"));
+    fn shown_by_default_only_for_large_inputs_on_a_terminal() {
+        assert!(shown(When::Auto, LARGE, true));
+        assert!(!shown(When::Auto, LARGE, false), "not a terminal");
+        assert!(!shown(When::Auto, LARGE - 1, true), "small input");
+        assert!(!shown(When::Auto, 0, true), "unknown size");
+        assert!(shown(When::Always, 0, false));
+        assert!(!shown(When::Never, LARGE, true));
+        // The test harness captures standard error: no bar unless forced.
+        assert!(!Progress::new(LARGE, When::Auto).is_shown() || io::stderr().is_terminal());
+        assert!(!Progress::new(LARGE, When::Never).is_shown());
+    }
+
+    #[test]
+    fn status_names_messages_and_stage() {
+        assert_eq!(status(1, "writing"), "1 message written  writing");
+        assert_eq!(status(6, "done"), "6 messages written  done");
     }
 }

@@ -1,9 +1,7 @@
 //! Reading the messages of a file, with the offset of a failing message.
 
 use arrow_tensor_ipc::{DecodedMessage, Error, MessageReader, ReadOptions};
-use std::fs::File;
-use std::io::{self, BufReader};
-use std::path::Path;
+use std::io::{self, BufReader, Read};
 
 /// A message that failed to decode (or the read that failed), with where it starts.
 pub struct ReadError {
@@ -20,27 +18,23 @@ impl ReadError {
     }
 }
 
-/// The messages of one file, read one at a time (memory grows with one message, never with
-/// the file). Ends after the first error.
+/// The messages of one input, read one at a time (memory grows with one message, never
+/// with the input). Ends after the first error.
 pub struct FileMessages {
-    reader: MessageReader<BufReader<File>>,
+    reader: MessageReader<BufReader<Box<dyn Read>>>,
     done: bool,
     count: u64,
     consumed: u64,
 }
 
-/// Opens a file for reading, with the error text to print when that fails.
-pub fn open(path: &Path, options: ReadOptions) -> Result<FileMessages, String> {
-    let file = File::open(path).map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(format!("{}: is a directory", path.display()));
-    }
-    Ok(FileMessages {
-        reader: MessageReader::new(BufReader::with_capacity(1 << 16, file), options),
+/// The messages `reader` holds, from its start.
+pub fn messages(reader: Box<dyn Read>, options: ReadOptions) -> FileMessages {
+    FileMessages {
+        reader: MessageReader::new(BufReader::with_capacity(1 << 16, reader), options),
         done: false,
         count: 0,
         consumed: 0,
-    })
+    }
 }
 
 /// What followed the last message of a file that was read to its end.

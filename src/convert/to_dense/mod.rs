@@ -60,7 +60,7 @@ const TUNING: Tuning = Tuning {
     parallel_min: crate::parallel::PARALLEL_MIN,
 };
 
-/// Expands to a dense row-major tensor; see [`crate::convert::to_dense()`]. `threads` as in
+/// Expands to a dense row-major tensor; see [`crate::convert::to_dense`]. `threads` as in
 /// [`crate::convert::ConvertOptions::threads`] (used by canonical COO, CSR, CSC and
 /// identity-order CSF inputs of at least 2^20 elements).
 pub(crate) fn to_dense_limited(
@@ -78,8 +78,11 @@ fn to_dense_tuned(
     threads: usize,
     t: &Tuning,
 ) -> Result<Tensor> {
-    let total = element_count(s.shape())
-        .ok_or_else(|| ErrorKind::Overflow(format!("element count of shape {:?}", s.shape())))?;
+    let total = element_count(s.shape()).ok_or_else(|| ErrorKind::Overflow {
+        quantity: crate::Quantity::ElementCount {
+            shape: s.shape().to_vec(),
+        },
+    })?;
     if total > max_elements {
         return fail(ErrorKind::LimitExceeded {
             what: "dense element count",
@@ -89,19 +92,25 @@ fn to_dense_tuned(
     }
     let Ok(s) = validated(s) else {
         // Index data that breaks a rule: the checked general path reports or tolerates it.
-        return s.to_dense_limited(max_elements);
+        return s.to_dense_checked(max_elements);
     };
     let w = s.value_type().byte_width();
     match total.checked_mul(w) {
         Some(bytes) if bytes <= isize::MAX as usize => {}
-        _ => return fail(ErrorKind::Overflow("dense byte size".into())),
+        _ => {
+            return fail(ErrorKind::Overflow {
+                quantity: crate::Quantity::ByteSize {
+                    shape: s.shape().to_vec(),
+                },
+            })
+        }
     }
     let data = crate::dispatch_value!(s.value_type(), T => {
         Buffer::from_vec(fill_dense::<T>(&s, total, threads, t)?)
     });
     Tensor::try_new(
         s.value_type(),
-        s.shape().to_vec(),
+        s.shape(),
         row_major_strides(s.shape(), w),
         data,
     )?

@@ -101,7 +101,7 @@ fn index<I: NativeIndex>(v: impl IntoIterator<Item = usize>) -> IndexArray {
 }
 
 fn tensor<T: NativeValue>(shape: &[usize], values: Vec<T>, index: SparseIndex) -> SparseTensor {
-    SparseTensor::try_new_with_duplicates(T::TYPE, shape.to_vec(), Buffer::from_vec(values), index)
+    SparseTensor::try_new_with_duplicates(T::TYPE, shape, Buffer::from_vec(values), index)
         .expect("a valid test input")
 }
 
@@ -153,7 +153,8 @@ fn csx<T: NativeValue, I: NativeIndex>(
         axis,
         index::<I>(indptr),
         index::<I>(sorted.iter().map(|(c, _)| c[inner])),
-    );
+    )
+    .unwrap();
     let t = tensor(
         shape,
         sorted.iter().map(|e| e.1).collect(),
@@ -196,7 +197,8 @@ fn csf<T: NativeValue, I: NativeIndex>(
         order.to_vec(),
         indptr.into_iter().map(index::<I>).collect(),
         indices.into_iter().map(index::<I>).collect(),
-    );
+    )
+    .unwrap();
     let t = tensor(
         shape,
         sorted.iter().map(|e| e.1).collect(),

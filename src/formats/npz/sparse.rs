@@ -109,7 +109,7 @@ pub(super) fn read_sparse<R: Read + Seek>(m: &mut Members<'_, R>) -> Result<Spar
                 ),
             ));
         }
-        let index = CsxIndex::new(axis, indptr, indices);
+        let index = CsxIndex::new(axis, indptr, indices)?;
         return SparseTensor::try_new(value_type, shape, values, SparseIndex::Csx(index));
     }
     let ndim = shape.len();

@@ -47,21 +47,19 @@ pub fn coo_table_to_sparse_with(
     let info = CooTableInfo::from_schema(&schema)?;
     let ndim = info.shape.len();
     if ndim > limits.max_rank {
-        return fail(ErrorKind::ColumnLimitExceeded {
-            column: "(schema)".into(),
-            what: format!("rank claimed by the {COO_TABLE_KEY} metadata"),
+        return fail(ErrorKind::LimitExceeded {
+            what: "rank claimed by the COO table's schema metadata (Limits::max_rank)",
             value: ndim as u64,
             limit: limits.max_rank as u64,
-            rule: "Limits::max_rank".into(),
         });
     }
     if table.num_columns() != ndim + 1 {
-        return fail(ErrorKind::InvalidColumn {
-            column: "(schema)".into(),
-            reason: format!(
-                "{} columns for a tensor of rank {ndim} (one per dimension, then \"{VALUE_COLUMN}\")",
-                table.num_columns()
+        return fail(ErrorKind::CountMismatch {
+            what: format!(
+                "columns of a COO table of rank {ndim} (one per dimension, then \"{VALUE_COLUMN}\")"
             ),
+            expected: ndim as u64 + 1,
+            found: table.num_columns() as u64,
         });
     }
     let nnz = table.num_rows();
@@ -287,7 +285,7 @@ fn csx_from_columns<I: NativeIndex>(
     // fit go the general way, which reports them).
     let minor = cast_index(&minor, f)?;
     let indptr = crate::dispatch_index!(f, F => counted_indptr::<I, F>(keys, n)?);
-    let index = crate::CsxIndex::new(axis, indptr, minor);
+    let index = crate::CsxIndex::from_arrays(axis, indptr, minor);
     // Unsorted or repeated indices within a row, or any coordinate outside the shape: the
     // general path sorts, sums or reports them by column and row.
     let t = SparseTensor::try_new(vt, info.shape.clone(), values, SparseIndex::Csx(index)).ok()?;
@@ -418,7 +416,7 @@ fn csf_from_columns_as<I: NativeIndex, F: NativeIndex>(
     let mut level_indices: Vec<IndexArray> =
         indices.into_iter().map(IndexArray::from_vec).collect();
     level_indices.push(cast_index(&columns.pop()?, F::TYPE)?);
-    let index = crate::CsfIndex::new(
+    let index = crate::CsfIndex::from_arrays(
         (0..ndim).collect(),
         indptr.into_iter().map(IndexArray::from_vec).collect(),
         level_indices,

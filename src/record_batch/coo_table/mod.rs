@@ -90,8 +90,8 @@ impl CooTableInfo {
     /// Reads the metadata of a COO table's schema.
     pub fn from_schema(schema: &Schema) -> Result<Self> {
         let bad = |reason: String| -> crate::Error {
-            ErrorKind::InvalidColumn {
-                column: "(schema)".into(),
+            ErrorKind::InvalidMetadata {
+                key: COO_TABLE_KEY,
                 reason,
             }
             .into()

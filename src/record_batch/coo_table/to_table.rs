@@ -74,15 +74,16 @@ pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
             // The coordinates as they are, in the shape's coordinate type (they fit: the
             // tensor is validated).
             let Some(indices) = cast_index(c.indices(), it) else {
-                return fail(ErrorKind::InvalidArgument(
-                    "COO coordinates that do not fit the shape's coordinate type".into(),
-                ));
+                return fail(ErrorKind::IndexDoesNotFit {
+                    what: "a COO coordinate".into(),
+                    target: it.name(),
+                });
             };
             let index = CooIndex::with_flag(indices, c.ndim(), c.order(), c.is_canonical())?;
             // Only the columns are taken from it (the coordinates were checked above).
             SparseTensor::try_new_with_validation(
                 tensor.value_type(),
-                tensor.shape().to_vec(),
+                tensor.shape(),
                 tensor.values_buffer().clone(),
                 SparseIndex::Coo(index),
                 crate::Validation::Permissive,
@@ -110,7 +111,7 @@ fn check_coordinates(t: &SparseTensor) -> Result<()> {
     }
     match SparseTensor::try_new_with_duplicates(
         t.value_type(),
-        t.shape().to_vec(),
+        t.shape(),
         t.values_buffer().clone(),
         t.index().clone(),
     ) {
@@ -274,9 +275,11 @@ pub fn dense_to_coo_table(tensor: &Tensor) -> Result<RecordBatch> {
 
 fn table_of_coo(coo: &SparseTensor, info: &CooTableInfo) -> Result<RecordBatch> {
     let SparseIndex::Coo(index) = coo.index() else {
-        return fail(ErrorKind::InvalidArgument(
-            "COO table of a non-COO tensor".into(),
-        ));
+        return fail(ErrorKind::UnsupportedLayout {
+            operation: "a COO table",
+            expected: "a COO tensor",
+            found: coo.format().name().into(),
+        });
     };
     let ndim = coo.ndim();
     let nnz = coo.nnz();
@@ -296,9 +299,11 @@ fn table_of_columns(
     let names = info.column_names();
     for (i, n) in names.iter().enumerate() {
         if names.get(..i).is_some_and(|before| before.contains(n)) {
-            return fail(ErrorKind::InvalidArgument(format!(
-                "two columns of the COO table would be named {n:?} (dimension names must differ from each other and from \"{VALUE_COLUMN}\")"
-            )));
+            return fail(ErrorKind::DuplicateName {
+                what: "columns of the COO table",
+                name: n.to_string(),
+                note: " (dimension names must differ from each other and from the value column's)",
+            });
         }
     }
     let ndim = t.ndim();
