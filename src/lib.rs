@@ -94,6 +94,7 @@ pub mod formats;
 mod gen;
 pub mod integrations;
 mod io;
+mod parallel;
 #[cfg(feature = "record-batch")]
 pub mod record_batch;
 mod sparse;

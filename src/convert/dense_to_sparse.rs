@@ -12,6 +12,7 @@ use super::entries::{check_index_len, check_rank, dispatch_work, needs_wide, Ent
 use super::ConvertOptions;
 use crate::array::typed;
 use crate::error::Result;
+use crate::parallel;
 use crate::tensor::row_major_strides;
 use crate::types::{NativeIndex, NativeValue};
 use crate::{SparseFormat, SparseTensor, Tensor};
@@ -36,18 +37,10 @@ pub(crate) fn from_dense(
     crate::dispatch_value!(t.value_type(), T => {
         let elements = typed::<T>(&data).unwrap_or_default();
         dispatch_work!(wide, W => {
-            let entries = scan::<T, W>(elements, shape, &es, threads(opts));
+            let entries = scan::<T, W>(elements, shape, &es, opts.threads)?;
             entries.finish(format, shape, t.dim_names(), opts.index_type, &csf_order)
         })
     })
-}
-
-/// The number of threads a scan may use.
-fn threads(opts: &ConvertOptions) -> usize {
-    match opts.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
-        n => n,
-    }
 }
 
 /// The data as an aligned buffer of whole elements with element strides: the tensor's own
@@ -80,17 +73,15 @@ trait Template<W>: AsRef<[W]> + AsMut<[W]> {}
 impl<W, const N: usize> Template<W> for [W; N] {}
 impl<W> Template<W> for Vec<W> {}
 
-/// Tensors with at least this many elements are scanned by several threads.
-const PARALLEL_MIN: usize = 1 << 20;
-
-/// The non-zero entries of a strided tensor, in memory order, scanned by up to `threads`
-/// threads (each takes a range of the outermost walked dimension).
+/// The non-zero entries of a strided tensor, in memory order, scanned by the threads
+/// [`crate::parallel::threads_for`] gives for `threads` (each takes a range of the
+/// outermost walked dimension).
 fn scan<T: NativeValue, W: NativeIndex>(
     data: &[T],
     shape: &[usize],
     es: &[usize],
     threads: usize,
-) -> Entries<T, W> {
+) -> Result<Entries<T, W>> {
     let ndim = shape.len();
     // Walk the dimensions of size > 1 by decreasing stride (stable: ties keep dimension
     // order); dimensions of size 1 stay at coordinate 0.
@@ -103,15 +94,11 @@ fn scan<T: NativeValue, W: NativeIndex>(
         order: Some(walk.clone()),
     };
     if shape.contains(&0) {
-        return e;
+        return Ok(e);
     }
     let total: usize = shape.iter().product();
     let outer_len = walk.first().map_or(1, |&d| shape[d]);
-    let parts = if total >= PARALLEL_MIN {
-        threads.clamp(1, outer_len)
-    } else {
-        1
-    };
+    let parts = parallel::threads_for(total, threads).clamp(1, outer_len);
     // Room for the expected entries up front: growing by doubling would copy them (only
     // a hint: without the memory, the vectors grow as they go).
     let expected = estimate_nnz(data, total);
@@ -120,45 +107,38 @@ fn scan<T: NativeValue, W: NativeIndex>(
     let range = |p: usize| outer_len * p / parts..outer_len * (p + 1) / parts;
     if parts == 1 {
         scan_part(data, shape, es, &walk, range(0), &mut e);
-        return e;
+        return Ok(e);
     }
+    // The first part goes into `e`, which has room for all; the others into their own.
+    let share = expected / parts + 1024;
+    let mut parts_in = vec![e];
+    parts_in.extend((1..parts).map(|_| unordered(ndim, share)));
     let walk = &walk;
-    let rest: Vec<Entries<T, W>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (1..parts)
-            .map(|p| {
-                let job = move || {
-                    let r = range(p);
-                    let mut part = Entries {
-                        ndim,
-                        coords: Vec::new(),
-                        values: Vec::new(),
-                        order: None,
-                    };
-                    let share = expected / parts + 1024;
-                    let _ = part.coords.try_reserve_exact(share * ndim);
-                    let _ = part.values.try_reserve_exact(share);
-                    scan_part(data, shape, es, walk, r, &mut part);
-                    part
-                };
-                // No thread to be had: the job runs here, after the first part.
-                std::thread::Builder::new()
-                    .spawn_scoped(s, job)
-                    .map_err(|_| job)
-            })
-            .collect();
-        scan_part(data, shape, es, walk, range(0), &mut e);
-        handles
-            .into_iter()
-            .map(|h| match h {
-                Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                Err(job) => job(),
-            })
-            .collect()
-    });
-    for part in rest {
+    let found = parallel::run(parts, parts_in, "a dense to sparse scan", |p, mut part| {
+        scan_part(data, shape, es, walk, range(p), &mut part);
+        part
+    })?;
+    let mut found = found.into_iter();
+    // One result per part: `parts > 1` of them.
+    let mut e = found.next().unwrap_or_else(|| unordered(ndim, 0));
+    for part in found {
         e.coords.extend_from_slice(&part.coords);
         e.values.extend_from_slice(&part.values);
     }
+    Ok(e)
+}
+
+/// No entries, in no known order, with room for about `room` of them (a hint: without the
+/// memory, the vectors grow as they go).
+fn unordered<T: NativeValue, W: NativeIndex>(ndim: usize, room: usize) -> Entries<T, W> {
+    let mut e = Entries {
+        ndim,
+        coords: Vec::new(),
+        values: Vec::new(),
+        order: None,
+    };
+    let _ = e.coords.try_reserve_exact(room * ndim);
+    let _ = e.values.try_reserve_exact(room);
     e
 }
 

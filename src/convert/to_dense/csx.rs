@@ -3,9 +3,10 @@
 
 use super::fill::Fill;
 use super::parallel::{fill_parallel, DenseWriter, Filled};
-use super::{thread_count, Tuning};
+use super::Tuning;
 use crate::convert::entries::try_with_capacity;
 use crate::error::Result;
+use crate::parallel::thread_count;
 use crate::sparse::{typed_index, CsxIndex};
 use crate::types::{NativeIndex, NativeValue};
 use arrow_buffer::ArrowNativeType;

@@ -28,6 +28,7 @@ mod tests;
 
 use super::sparse_to_sparse::validated;
 use crate::error::{fail, ErrorKind, Result};
+use crate::parallel::thread_count;
 use crate::sparse::{CompressedAxis, CooOrder, SparseIndex};
 use crate::tensor::{element_count, row_major_strides};
 use crate::types::NativeValue;
@@ -56,17 +57,8 @@ const TUNING: Tuning = Tuning {
     offsets: 4096,
     fill_bytes: 256 * 1024,
     group_bytes: 2 * 1024 * 1024,
-    parallel_min: 1 << 20,
+    parallel_min: crate::parallel::PARALLEL_MIN,
 };
-
-/// Threads for [`crate::convert::ConvertOptions::threads`] = `threads`: one per core (at
-/// most 8) for 0.
-fn thread_count(threads: usize) -> usize {
-    match threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
-        n => n,
-    }
-}
 
 /// Expands to a dense row-major tensor; see [`crate::convert::to_dense`]. `threads` as in
 /// [`crate::convert::ConvertOptions::threads`] (used by canonical COO, CSR, CSC and

@@ -120,14 +120,14 @@ pub(crate) struct Filled<'a> {
 /// is the output range `bounds[p]..bounds[p + 1]` (`bounds` increase from 0 to `total`),
 /// handed to `job(p, writer)`, which returns the writer's [`Filled`] proof (or an error).
 ///
-/// Each thread initialises only its own ranges, when it fills them (while the memory is in
-/// its cache); no thread zeroes the whole output first. The calling thread works too, and
-/// a thread that cannot be spawned leaves its share to the others.
+/// The parts run through [`crate::parallel::run`], one thread per part. Each thread initialises only its
+/// own ranges, when it fills them (while the memory is in its cache); no thread zeroes the
+/// whole output first.
 ///
 /// Errors: [`ErrorKind::InvalidArgument`] for `bounds` that do not increase from 0 to
-/// `total`, [`ErrorKind::AllocationFailed`], the first error a job returns, and
-/// [`ErrorKind::WorkerFailed`] when a range was not filled or a proof does not name its
-/// range. A job's panic is resumed on the calling thread.
+/// `total`, [`ErrorKind::AllocationFailed`], the first error a job returns (in part
+/// order), and [`ErrorKind::WorkerFailed`] when a range was not filled, a proof does not
+/// name its range or a job panicked.
 pub(crate) fn fill_parallel<T, F>(total: usize, bounds: &[usize], job: F) -> Result<Vec<T>>
 where
     T: Copy + Send,
@@ -148,43 +148,24 @@ where
     let mut rest = &mut out.spare_capacity_mut()[..total];
     for w in bounds.windows(2) {
         let (head, tail) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
-        writers.push((writers.len(), DenseWriter::new(head)));
+        writers.push(DenseWriter::new(head));
         rest = tail;
     }
-    // Ranges are handed out from a queue.
-    let queue = std::sync::Mutex::new(writers);
-    // The number of elements of the ranges this thread filled, each matched to its proof.
-    let work = || -> Result<usize> {
-        let mut done = 0;
-        loop {
-            let next = queue.lock().ok().and_then(|mut q| q.pop());
-            let Some((p, writer)) = next else {
-                return Ok(done);
-            };
-            let (start, len) = (writer.buf.as_ptr().cast::<()>(), writer.len());
-            let proof = job(p, writer)?;
-            if proof.start != start || proof.len != len {
-                return fail(ErrorKind::WorkerFailed { job: JOB });
-            }
-            done += len;
+    // The number of elements of the part's range, matched to its proof.
+    let results = crate::parallel::run(parts, writers, JOB, |p, writer| -> Result<usize> {
+        let (start, len) = (writer.buf.as_ptr().cast::<()>(), writer.len());
+        let proof = job(p, writer)?;
+        if proof.start != start || proof.len != len {
+            return fail(ErrorKind::WorkerFailed { job: JOB });
         }
-    };
-    let results: Vec<Result<usize>> = std::thread::scope(|sc| {
-        let others: Vec<_> = (1..parts)
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(sc, work).ok())
-            .collect();
-        let mut results = vec![work()];
-        for h in others {
-            results.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-        }
-        results
-    });
+        Ok(len)
+    })?;
     let mut filled = 0;
     for r in results {
         filled += r?;
     }
     if filled != total {
-        // Some range was never handed out (a poisoned queue).
+        // Unreachable: every part returned its range's length.
         return fail(ErrorKind::WorkerFailed { job: JOB });
     }
     // SAFETY: the writers' ranges partition the first `total` elements of the spare
@@ -192,9 +173,10 @@ where
     // A range counts towards `filled` only when its job returned a `Filled` proof naming
     // the range (same start and length); a proof comes only from `DenseWriter::finish` on a
     // writer whose whole range is initialised (its methods write whole values and never
-    // shrink the initialised prefix), and no two ranges share a start unless empty. Each
-    // range was handed out once, so `filled == total` means every range is initialised:
-    // the first `total` elements are. `T: Copy`, so nothing needs dropping either way.
+    // shrink the initialised prefix), and no two ranges share a start unless empty.
+    // `parallel::run` hands each writer to one job call only, so each range counts at most
+    // once, and `filled == total` means every range is initialised: the first `total`
+    // elements are. `T: Copy`, so nothing needs dropping either way.
     #[allow(unsafe_code)]
     unsafe {
         out.set_len(total)
@@ -311,14 +293,15 @@ mod tests {
     }
 
     #[test]
-    fn a_panicking_job_panics_the_caller() {
-        let r = std::panic::catch_unwind(|| {
-            fill_parallel(4, &[0, 2, 4], |p, mut w| {
-                assert!(p != 1, "job 1 fails");
-                w.fill_to(2, 0u16);
-                w.finish()
-            })
+    fn a_panicking_job_is_an_error() {
+        let r = fill_parallel(4, &[0, 2, 4], |p, mut w| {
+            assert!(p != 1, "job 1 fails");
+            w.fill_to(2, 0u16);
+            w.finish()
         });
-        assert!(r.is_err());
+        assert!(matches!(
+            r.unwrap_err().kind(),
+            ErrorKind::WorkerFailed { .. }
+        ));
     }
 }

@@ -2,7 +2,7 @@
 //! on several threads for large tables, with strict validation's row scan run on each block
 //! while it is in cache.
 
-use super::rows_per_thread;
+use super::shares;
 use crate::error::{fail, ErrorKind, Result};
 use crate::record_batch::arrays::{first_null, index_data_type};
 use crate::validate::kernels;
@@ -98,43 +98,30 @@ pub(super) fn interleave<I: NativeIndex>(
     }
     let cols: Vec<&[I]> = columns.iter().filter_map(|c| c.values::<I>()).collect();
     let mut out: Vec<I> = vec![I::default(); nnz * ndim];
-    let per = rows_per_thread(nnz);
+    let (threads, per) = shares(nnz);
     let scan = (1..=4).contains(&ndim);
-    let mut starts = Vec::new();
-    let scans: Option<Vec<(bool, bool)>> = std::thread::scope(|scope| {
-        let mut rest = out.as_mut_slice();
-        let mut start = 0;
-        let mut handles = Vec::new();
-        let mut last = (true, true);
-        while start < nnz {
-            let n = per.min(nnz - start);
-            let (block, tail) = std::mem::take(&mut rest).split_at_mut(n * ndim);
-            rest = tail;
-            let mine: Vec<&[I]> = cols
-                .iter()
-                .map(|c| c.get(start..start + n).unwrap_or_default())
-                .collect();
-            starts.push(start);
-            start += n;
-            let mut job = move || interleave_and_scan(block, &mine, shape, scan);
-            if start < nnz {
-                handles.push(scope.spawn(job));
-            } else {
-                last = job();
-            }
-        }
-        let mut scans: Option<Vec<(bool, bool)>> =
-            handles.into_iter().map(|h| h.join().ok()).collect();
-        if let Some(s) = scans.as_mut() {
-            s.push(last);
-        }
-        scans
-    });
-    let Some(scans) = scans else {
-        return fail(ErrorKind::WorkerFailed {
-            job: "interleaving the coordinate columns",
-        });
-    };
+    let mut starts = Vec::with_capacity(threads);
+    let mut shares_in = Vec::with_capacity(threads);
+    let mut rest = out.as_mut_slice();
+    let mut start = 0;
+    while start < nnz {
+        let n = per.min(nnz - start);
+        let (block, tail) = std::mem::take(&mut rest).split_at_mut(n * ndim);
+        rest = tail;
+        let mine: Vec<&[I]> = cols
+            .iter()
+            .map(|c| c.get(start..start + n).unwrap_or_default())
+            .collect();
+        starts.push(start);
+        shares_in.push((block, mine));
+        start += n;
+    }
+    let scans = crate::parallel::run(
+        threads,
+        shares_in,
+        "interleaving the coordinate columns",
+        |_, (block, mine)| interleave_and_scan(block, &mine, shape, scan),
+    )?;
     let mut checked = None;
     if scan && !out.is_empty() {
         let in_bounds = scans.iter().all(|&(b, _)| b);

@@ -215,14 +215,11 @@ fn cast_index(a: &IndexArray, to: IndexType) -> Option<IndexArray> {
     })
 }
 
-/// Rows each thread handles when a coordinate matrix of `nnz` rows is split or
-/// interleaved: all of them below 2^20 rows, else a share for each core (at most 8).
-fn rows_per_thread(nnz: usize) -> usize {
-    if nnz < 1 << 20 {
-        return nnz.max(1);
-    }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    nnz.div_ceil(threads).max(1)
+/// The threads ([`crate::parallel::threads_for`]) and the rows each handles when a
+/// coordinate matrix of `nnz` rows is split or interleaved.
+fn shares(nnz: usize) -> (usize, usize) {
+    let threads = crate::parallel::threads_for(nnz, 0);
+    (threads, nnz.div_ceil(threads).max(1))
 }
 
 /// Coordinate column `d` of a table as an index array of type `it`, sharing the column's

@@ -1,14 +1,14 @@
 //! Sparse and dense tensors to COO tables: the fast paths that take the columns of a CSR,
 //! CSC or CSF index as they are, and the split of a COO coordinate matrix into columns.
 
-use super::{
-    cast_index, coordinate_type, rows_per_thread, CooTableInfo, COO_TABLE_KEY, VALUE_COLUMN,
-};
+use super::{cast_index, coordinate_type, shares, CooTableInfo, COO_TABLE_KEY, VALUE_COLUMN};
 use crate::convert;
 use crate::error::{fail, ErrorKind, Result};
 use crate::record_batch::arrays::{data_type, index_data_type, primitive_array};
 use crate::ConvertOptions;
-use crate::{CooIndex, IndexType, NativeIndex, SparseFormat, SparseIndex, SparseTensor, Tensor};
+use crate::{
+    CooIndex, IndexArray, IndexType, NativeIndex, SparseFormat, SparseIndex, SparseTensor, Tensor,
+};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_buffer::Buffer;
 use arrow_schema::{Field, Schema};
@@ -64,7 +64,7 @@ pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
         }
     }
     if let SparseIndex::Csf(c) = tensor.index() {
-        if let Some(columns) = crate::dispatch_index!(it, I => csf_columns::<I>(tensor, c)) {
+        if let Some(columns) = crate::dispatch_index!(it, I => csf_columns::<I>(tensor, c))? {
             return table_of_columns(columns, it, tensor, &info);
         }
     }
@@ -158,12 +158,72 @@ fn csx_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsxIndex) -> Option<
 }
 
 /// The coordinate columns of a strictly validated CSF tensor in the identity axis order,
-/// in storage (tree, which is row-major) order, without a conversion: the leaf level's indices buffer is its dimension's column as it
-/// is (no copy), and every other level's indices are repeated over the leaves below each
-/// node (one thread per level for large tensors). `None` when the tensor is not validated,
-/// its axis order is not the identity, its index arrays are not all of type `I`, or its
-/// tree is inconsistent (the conversion path then handles it).
-fn csf_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsfIndex) -> Option<Vec<Buffer>> {
+/// in storage (tree, which is row-major) order, without a conversion: the leaf level's
+/// indices buffer is its dimension's column as it is (no copy), and every other level's
+/// indices are repeated over the leaves below each node (the levels split between threads
+/// for large tensors). `None` when the tensor is not validated, its axis order is not the
+/// identity, its index arrays are not all of type `I`, or its tree is inconsistent (the
+/// conversion path then handles it); [`ErrorKind::WorkerFailed`] when a thread fails.
+fn csf_columns<I: NativeIndex>(
+    t: &SparseTensor,
+    c: &crate::CsfIndex,
+) -> Result<Option<Vec<Buffer>>> {
+    let Some(bounds) = csf_leaf_bounds::<I>(t, c) else {
+        return Ok(None);
+    };
+    let (nnz, indices) = (t.nnz(), c.indices());
+    let expand = |k: usize| -> Option<Vec<I>> {
+        let ids = indices.get(k)?.values::<I>()?;
+        let mut col: Vec<I> = vec![I::default(); nnz];
+        let b = bounds.get(k)?;
+        if b.len() != ids.len() + 1 {
+            return None;
+        }
+        for (&id, w) in ids.iter().zip(b.windows(2)) {
+            let &[lo, hi] = w else { return None };
+            col.get_mut(lo..hi)?.fill(id);
+        }
+        Some(col)
+    };
+    let levels: Vec<usize> = (0..bounds.len()).collect();
+    let threads = crate::parallel::threads_for(nnz, 0);
+    let expanded = crate::parallel::run(threads, levels, "expanding the CSF levels", |_, k| {
+        expand(k)
+    })?;
+    Ok(csf_assemble(expanded, indices, c.axis_order(), nnz))
+}
+
+/// The columns of [`csf_columns`] from the expanded levels (`None` when one could not be
+/// expanded) and the leaf level.
+fn csf_assemble<I: NativeIndex>(
+    expanded: Vec<Option<Vec<I>>>,
+    indices: &[IndexArray],
+    order: &[usize],
+    nnz: usize,
+) -> Option<Vec<Buffer>> {
+    let mut by_level: Vec<Buffer> = expanded
+        .into_iter()
+        .map(|col| col.map(Buffer::from_vec))
+        .collect::<Option<_>>()?;
+    by_level.push(
+        indices
+            .last()?
+            .buffer()
+            .slice_with_length(0, nnz * std::mem::size_of::<I>()),
+    );
+    let mut columns: Vec<Option<Buffer>> = vec![None; order.len()];
+    for (level, buf) in by_level.into_iter().enumerate() {
+        *columns.get_mut(*order.get(level)?)? = Some(buf);
+    }
+    columns.into_iter().collect()
+}
+
+/// For [`csf_columns`]: `bounds[k][j]..bounds[k][j + 1]` are the leaves below node `j` of
+/// level `k`, for every level but the last; `None` as there.
+fn csf_leaf_bounds<I: NativeIndex>(
+    t: &SparseTensor,
+    c: &crate::CsfIndex,
+) -> Option<Vec<Vec<usize>>> {
     let ndim = t.ndim();
     let nnz = t.nnz();
     let (indptr, indices, order) = (c.indptr(), c.indices(), c.axis_order());
@@ -203,42 +263,7 @@ fn csf_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsfIndex) -> Option<
         }
         *bounds.get_mut(k)? = level;
     }
-    let expand = |k: usize| -> Option<Vec<I>> {
-        let ids = indices.get(k)?.values::<I>()?;
-        let mut col: Vec<I> = vec![I::default(); nnz];
-        let b = bounds.get(k)?;
-        if b.len() != ids.len() + 1 {
-            return None;
-        }
-        for (&id, w) in ids.iter().zip(b.windows(2)) {
-            let &[lo, hi] = w else { return None };
-            col.get_mut(lo..hi)?.fill(id);
-        }
-        Some(col)
-    };
-    let expanded: Option<Vec<Vec<I>>> = if nnz >= 1 << 20 {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..ndim - 1).map(|k| s.spawn(move || expand(k))).collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().ok().flatten())
-                .collect()
-        })
-    } else {
-        (0..ndim - 1).map(expand).collect()
-    };
-    let mut by_level: Vec<Buffer> = expanded?.into_iter().map(Buffer::from_vec).collect();
-    by_level.push(
-        indices
-            .last()?
-            .buffer()
-            .slice_with_length(0, nnz * std::mem::size_of::<I>()),
-    );
-    let mut columns: Vec<Option<Buffer>> = vec![None; ndim];
-    for (level, buf) in by_level.into_iter().enumerate() {
-        *columns.get_mut(*order.get(level)?)? = Some(buf);
-    }
-    columns.into_iter().collect()
+    Some(bounds)
 }
 
 /// A dense tensor as a COO table of its non-zero values (recorded layout COO).
@@ -260,7 +285,7 @@ fn table_of_coo(coo: &SparseTensor, info: &CooTableInfo) -> Result<RecordBatch> 
     let nnz = coo.nnz();
     let it = index.indices().index_type();
     let columns: Vec<Buffer> =
-        crate::dispatch_index!(it, I => split_columns::<I>(index, ndim, nnz));
+        crate::dispatch_index!(it, I => split_columns::<I>(index, ndim, nnz))?;
     table_of_columns(columns, it, coo, info)
 }
 
@@ -304,20 +329,20 @@ fn table_of_columns(
 
 /// The columns of an `nnz x ndim` coordinate matrix: slices of the matrix itself when
 /// it is column-major or `ndim` is 1 (no copy), else split from the rows of the
-/// row-major matrix.
+/// row-major matrix (in shares of rows split between threads for large matrices).
 // Its shares are cut from `nnz` rows of an index whose structure was checked.
 #[allow(clippy::indexing_slicing)]
-fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> Vec<Buffer> {
+fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> Result<Vec<Buffer>> {
     let buf = index.indices().buffer();
     let width = nnz * std::mem::size_of::<I>();
     if ndim == 1 || index.order() == crate::CooOrder::ColumnMajor {
-        return (0..ndim)
+        return Ok((0..ndim)
             .map(|d| buf.slice_with_length(d * width, width))
-            .collect();
+            .collect());
     }
     let Some(coords) = index.indices().values::<I>() else {
         // A misaligned buffer: read element by element.
-        return (0..ndim)
+        return Ok((0..ndim)
             .map(|d| {
                 let col: Vec<I> = (0..nnz)
                     .map(|k| {
@@ -329,36 +354,36 @@ fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> V
                     .collect();
                 Buffer::from_vec(col)
             })
-            .collect();
+            .collect());
     };
     let coords = coords.get(..nnz * ndim).unwrap_or(coords);
     let mut cols: Vec<Vec<I>> = (0..ndim).map(|_| vec![I::default(); nnz]).collect();
     {
-        let mut parts: Vec<&mut [I]> = cols.iter_mut().map(Vec::as_mut_slice).collect();
-        let per = rows_per_thread(nnz);
-        std::thread::scope(|scope| {
-            let mut start = 0;
-            while start < nnz {
-                let n = per.min(nnz - start);
-                let mine: Vec<&mut [I]> = parts
-                    .iter_mut()
-                    .map(|p| {
-                        let (head, tail) = std::mem::take(p).split_at_mut(n);
-                        *p = tail;
-                        head
-                    })
-                    .collect();
-                let block = &coords[start * ndim..(start + n) * ndim];
-                start += n;
-                if start < nnz {
-                    scope.spawn(move || split_block(block, mine));
-                } else {
-                    split_block(block, mine);
-                }
-            }
-        });
+        let mut rest: Vec<&mut [I]> = cols.iter_mut().map(Vec::as_mut_slice).collect();
+        let (threads, per) = shares(nnz);
+        let mut shares_in = Vec::with_capacity(threads);
+        let mut start = 0;
+        while start < nnz {
+            let n = per.min(nnz - start);
+            let mine: Vec<&mut [I]> = rest
+                .iter_mut()
+                .map(|p| {
+                    let (head, tail) = std::mem::take(p).split_at_mut(n);
+                    *p = tail;
+                    head
+                })
+                .collect();
+            shares_in.push((&coords[start * ndim..(start + n) * ndim], mine));
+            start += n;
+        }
+        crate::parallel::run(
+            threads,
+            shares_in,
+            "splitting the coordinate columns",
+            |_, (block, mine)| split_block(block, mine),
+        )?;
     }
-    cols.into_iter().map(Buffer::from_vec).collect()
+    Ok(cols.into_iter().map(Buffer::from_vec).collect())
 }
 
 /// Splits a block of a row-major coordinate matrix into its columns.

@@ -1,0 +1,173 @@
+//! The crate's one thread policy: how many threads a job of `n` items gets, and how its
+//! parts run.
+//!
+//! A job of fewer than [`PARALLEL_MIN`] items runs on the calling thread. A larger one gets
+//! the number of threads its caller asks for, or, when asked for 0, one per core as
+//! [`std::thread::available_parallelism`] reports, at most [`MAX_THREADS`]. [`run_parts`]
+//! runs the parts of a job on scoped threads (the calling thread takes parts too) and
+//! turns a part that panics into [`ErrorKind::WorkerFailed`], whichever thread ran it.
+
+use crate::error::{fail, ErrorKind, Result};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Jobs of at least this many items (elements, entries, rows) are split between threads.
+pub(crate) const PARALLEL_MIN: usize = 1 << 20;
+
+/// The most threads a job gets when its caller asks for one per core.
+pub(crate) const MAX_THREADS: usize = 8;
+
+/// Threads for `requested` ([`crate::ConvertOptions::threads`]): `requested` itself, or
+/// for 0 one per core, at most [`MAX_THREADS`].
+pub(crate) fn thread_count(requested: usize) -> usize {
+    match requested {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
+        n => n,
+    }
+}
+
+/// Threads for a job of `n` items when `requested` are asked for (0: one per core): 1
+/// below [`PARALLEL_MIN`] items, else [`thread_count`].
+pub(crate) fn threads_for(n: usize, requested: usize) -> usize {
+    if n < PARALLEL_MIN {
+        1
+    } else {
+        thread_count(requested)
+    }
+}
+
+/// Runs `job(p, input)` for every part `p` of `inputs` (part `p` takes `inputs[p]`) and
+/// returns the results in part order.
+///
+/// Parts are taken in order by up to `threads` threads: the calling thread and scoped
+/// threads spawned for the call (a thread that cannot be spawned leaves its parts to the
+/// others). A part that panics stops the job: the parts not yet started are skipped and
+/// the call returns [`ErrorKind::WorkerFailed`] naming `what` (the panic message goes to
+/// the panic hook as usual). Nothing a failed job produced is returned.
+pub(crate) fn run<T, R, F>(
+    threads: usize,
+    inputs: Vec<T>,
+    what: &'static str,
+    job: F,
+) -> Result<Vec<R>>
+where
+    T: Send,
+    R: Send,
+    F: Fn(usize, T) -> R + Sync,
+{
+    let parts = inputs.len();
+    let threads = threads.clamp(1, parts.max(1));
+    if threads == 1 {
+        let all = || {
+            inputs
+                .into_iter()
+                .enumerate()
+                .map(|(p, x)| job(p, x))
+                .collect()
+        };
+        return match catch_unwind(AssertUnwindSafe(all)) {
+            Ok(results) => Ok(results),
+            Err(_) => fail(ErrorKind::WorkerFailed { job: what }),
+        };
+    }
+    let inputs: Vec<Mutex<Option<T>>> = inputs.into_iter().map(|x| Mutex::new(Some(x))).collect();
+    let slots: Vec<Mutex<Option<R>>> = (0..parts).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let work = || loop {
+        let p = next.fetch_add(1, Ordering::Relaxed);
+        if p >= parts || failed.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some(input) = inputs[p].lock().ok().and_then(|mut x| x.take()) else {
+            failed.store(true, Ordering::Relaxed);
+            return;
+        };
+        // A part that panics drops its state with it: only the flag is read afterwards,
+        // so no broken invariant is observed.
+        match catch_unwind(AssertUnwindSafe(|| job(p, input))) {
+            Ok(r) => {
+                if let Ok(mut slot) = slots[p].lock() {
+                    *slot = Some(r);
+                }
+            }
+            Err(_) => failed.store(true, Ordering::Relaxed),
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            if std::thread::Builder::new().spawn_scoped(s, work).is_err() {
+                break;
+            }
+        }
+        work();
+    });
+    if failed.load(Ordering::Relaxed) {
+        return fail(ErrorKind::WorkerFailed { job: what });
+    }
+    let mut results = Vec::with_capacity(parts);
+    for slot in slots {
+        match slot.into_inner().ok().flatten() {
+            Some(r) => results.push(r),
+            // Unreachable: every part ran (the workers stop only when none are left).
+            None => return fail(ErrorKind::WorkerFailed { job: what }),
+        }
+    }
+    Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_jobs_run_on_one_thread() {
+        assert_eq!(threads_for(0, 0), 1);
+        assert_eq!(threads_for(PARALLEL_MIN - 1, 4), 1);
+        assert_eq!(threads_for(PARALLEL_MIN, 4), 4);
+        assert_eq!(threads_for(PARALLEL_MIN, 1), 1);
+        let cores = threads_for(PARALLEL_MIN, 0);
+        assert!((1..=MAX_THREADS).contains(&cores));
+        assert_eq!(thread_count(0), cores);
+        assert_eq!(thread_count(12), 12);
+    }
+
+    #[test]
+    fn results_come_in_part_order() {
+        for threads in [1, 2, 4] {
+            for parts in [0, 1, 2, 3, 9] {
+                let inputs: Vec<usize> = (0..parts).map(|p| p + 100).collect();
+                let out = run(threads, inputs, "a test", |p, x| (p, x)).unwrap();
+                assert_eq!(out, (0..parts).map(|p| (p, p + 100)).collect::<Vec<_>>());
+            }
+        }
+    }
+
+    #[test]
+    fn parts_write_their_own_slices() {
+        let mut out = vec![0u32; 10];
+        let inputs: Vec<&mut [u32]> = out.chunks_mut(3).collect();
+        let lens = run(3, inputs, "a test", |p, part| {
+            part.fill(p as u32 + 1);
+            part.len()
+        })
+        .unwrap();
+        assert_eq!(lens, [3, 3, 3, 1]);
+        assert_eq!(out, [1, 1, 1, 2, 2, 2, 3, 3, 3, 4]);
+    }
+
+    #[test]
+    fn a_panicking_part_is_an_error() {
+        for (threads, parts) in [(1, 1), (1, 3), (2, 2), (3, 5)] {
+            let r = run(threads, vec![(); parts], "a test", |p, ()| {
+                assert!(p != parts - 1, "the last part fails");
+                p
+            });
+            match r.unwrap_err().kind() {
+                ErrorKind::WorkerFailed { job } => assert_eq!(*job, "a test"),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+}
