@@ -115,13 +115,10 @@ pub(crate) fn parse_error(format: &'static str, line: u64, reason: impl Into<Str
     .into()
 }
 
-/// The number of threads to use: `threads`, or the machine's parallelism when 0.
+/// The number of threads to use: `threads`, or one per core (at most 8) when 0, by the
+/// crate's one thread policy ([`crate::parallel::thread_count`]).
 pub(crate) fn resolve_threads(threads: usize) -> usize {
-    if threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        threads
-    }
+    crate::parallel::thread_count(threads)
 }
 
 /// Splits `range` of `bytes` into at most `threads` chunks of at least [`MIN_CHUNK`] bytes
@@ -150,36 +147,14 @@ pub(crate) fn split_lines(bytes: &[u8], range: Range<usize>, threads: usize) -> 
     out
 }
 
-/// Runs `f` on every chunk, each on a thread of its own (the only one on the calling
-/// thread), and returns the results in chunk order.
+/// Runs `f` on every chunk, each on a thread of its own (the first on the calling
+/// thread), and returns the results in chunk order; a panicking chunk is
+/// [`ErrorKind::WorkerFailed`] ([`crate::parallel::run`]).
 pub(crate) fn run_chunks<R: Send>(
     chunks: &[Range<usize>],
     f: impl Fn(Range<usize>) -> R + Sync,
 ) -> crate::Result<Vec<R>> {
-    if let [only] = chunks {
-        return Ok(vec![f(only.clone())]);
-    }
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|c| {
-                let f = &f;
-                let c = c.clone();
-                scope.spawn(move || f(c))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().map_err(|_| {
-                    ErrorKind::WorkerFailed {
-                        job: "text parsing",
-                    }
-                    .into()
-                })
-            })
-            .collect()
-    })
+    crate::parallel::run(chunks.len(), chunks.to_vec(), "text parsing", |_, c| f(c))
 }
 
 /// Sums the bytes parsed by every thread and reports the total to a progress callback.
