@@ -28,9 +28,9 @@ impl CsfIndex {
     ) -> Result<Self> {
         if indices.len() != axis_order.len() {
             return fail(ErrorKind::CountMismatch {
-                what: "CSF indices arrays (one per entry of axis_order)".into(),
-                expected: axis_order.len() as u64,
-                found: indices.len() as u64,
+                what: "CSF axis_order entries (one per indices array)".into(),
+                expected: indices.len() as u64,
+                found: axis_order.len() as u64,
             });
         }
         if indptr.len() + 1 != indices.len().max(1) {

@@ -130,10 +130,14 @@ impl FileWriter {
                 Ok(())
             }
             (WriterState::One, _) => Err(ErrorKind::UnsupportedLayout {
-                operation: if self.format == FileFormat::Npz {
-                    "a scipy sparse .npz file (a bundle of named arrays holds dense ones)"
-                } else {
-                    "a file of this format"
+                operation: match self.format {
+                    FileFormat::MatrixMarket => "a Matrix Market file (it holds one tensor)",
+                    FileFormat::Frostt => "a FROSTT file (it holds one tensor)",
+                    FileFormat::Npy => "a .npy file (it holds one tensor)",
+                    FileFormat::Npz => {
+                        "a scipy sparse .npz file (it holds one tensor; a bundle of named \
+                         arrays holds dense ones)"
+                    }
                 },
                 expected: "one tensor",
                 found: "more than one message".into(),
