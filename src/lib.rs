@@ -46,6 +46,10 @@
 //! - Options structs are `#[non_exhaustive]`: start from `Default` (or a named preset such
 //!   as [`ReadOptions::strict`]) and change fields with `with_*` setters. Options of readers
 //!   carry [`Limits`], the bounds on what untrusted input may make the crate allocate.
+//! - An operation with options has a short form with the defaults and a `_with` form that
+//!   takes them: [`SparseTensor::to_dense`] / [`SparseTensor::to_dense_with`] (one
+//!   implementation, [`convert::to_dense`]), `to_ndarray` / `to_ndarray_with`; conversions
+//!   take [`ConvertOptions`], which carries [`Limits`] and a thread count.
 //! - Errors are data: [`Error::kind`] says what went wrong as an [`ErrorKind`] with fields,
 //!   and [`Error::position`] says where as a [`Position`] (message offset, file line or
 //!   archive member, record batch, column and row).

@@ -367,7 +367,9 @@ fn sparse_tensors_to_ndarray() {
     );
     // The limit is checked before allocating.
     let huge = SparseTensor::coo([1 << 20, 1 << 20], vec![5i64, 5], vec![1.0f64]).unwrap();
-    let err = huge.to_ndarray_with::<f64>(1 << 24).unwrap_err();
+    let err = huge
+        .to_ndarray_with::<f64>(&ConvertOptions::default().with_max_dense_elements(1 << 24))
+        .unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::LimitExceeded { .. }),
         "{err}"

@@ -71,7 +71,7 @@ impl fmt::Display for Location {
     }
 }
 
-/// A size that may not fit its integer type, for [`ErrorKind::Overflow`].
+/// A size that may not fit its integer type, for [`ErrorKind::Overflow`](super::ErrorKind::Overflow).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Quantity {
@@ -161,7 +161,7 @@ impl fmt::Display for Quantity {
     }
 }
 
-/// Where an error happened, as data: see [`Error::position`].
+/// Where an error happened, as data: see [`Error::position`](super::Error::position).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Position {

@@ -205,8 +205,9 @@ impl Tensor {
 impl SparseTensor {
     /// The dense expansion ([`crate::convert::to_dense`], duplicates summed) as an owned
     /// row-major ndarray array. Fails with [`ErrorKind::TypeMismatch`] when `T` is not the
-    /// value type, and as `to_dense` does. On untrusted input, whose shape may be far
-    /// larger than memory, use [`SparseTensor::to_ndarray_with`].
+    /// value type, and as `to_dense` does (with [`crate::ConvertOptions::default`], so the
+    /// default [`crate::Limits::max_dense_elements`] applies; set other limits with
+    /// [`SparseTensor::to_ndarray_with`]).
     ///
     /// ```
     /// use arrow_tensor_ipc::SparseTensor;
@@ -216,22 +217,23 @@ impl SparseTensor {
     /// # Ok::<(), arrow_tensor_ipc::Error>(())
     /// ```
     pub fn to_ndarray<T: NativeValue>(&self) -> Result<ArrayD<T>> {
-        self.to_ndarray_with(usize::MAX)
+        self.to_ndarray_with(&crate::ConvertOptions::default())
     }
 
-    /// Like [`SparseTensor::to_ndarray`], failing with [`ErrorKind::LimitExceeded`] when
-    /// the tensor has more than `max_elements` elements (checked before allocating).
-    pub fn to_ndarray_with<T: NativeValue>(&self, max_elements: usize) -> Result<ArrayD<T>> {
+    /// Like [`SparseTensor::to_ndarray`], with the limits and threads of `options`: fails
+    /// with [`ErrorKind::LimitExceeded`] when the tensor has more elements than
+    /// `options.limits.max_dense_elements` (checked before allocating).
+    pub fn to_ndarray_with<T: NativeValue>(
+        &self,
+        options: &crate::ConvertOptions,
+    ) -> Result<ArrayD<T>> {
         if T::TYPE != self.value_type() {
             return fail(ErrorKind::TypeMismatch {
                 expected: T::TYPE.to_string(),
                 found: self.value_type().to_string(),
             });
         }
-        let dense = crate::convert::to_dense(
-            self,
-            &crate::ConvertOptions::default().with_max_dense_elements(max_elements),
-        )?;
+        let dense = crate::convert::to_dense(self, options)?;
         let shape = dense.shape().to_vec();
         // The expansion's buffer is not a `Vec` allocation (arrow's 64-byte aligned
         // memory): one copy into the array's `Vec`.

@@ -18,27 +18,24 @@ pub struct CsfIndex {
 }
 
 impl CsfIndex {
-    /// Builds an index. Fails when the array counts disagree with each other (one indices
-    /// array per entry of `axis_order`, one indptr array fewer); the contents are checked
-    /// against a shape and nnz when the index is put into a [`crate::SparseTensor`].
+    /// Builds an index. Fails when `axis_order` is not a permutation of its own positions;
+    /// the array counts and contents are checked against a shape and nnz when the index is
+    /// put into a [`crate::SparseTensor`].
     pub fn new(
         axis_order: Vec<usize>,
         indptr: Vec<IndexArray>,
         indices: Vec<IndexArray>,
     ) -> Result<Self> {
-        if indices.len() != axis_order.len() {
-            return fail(ErrorKind::CountMismatch {
-                what: "CSF axis_order entries (one per indices array)".into(),
-                expected: indices.len() as u64,
-                found: axis_order.len() as u64,
-            });
-        }
-        if indptr.len() + 1 != indices.len().max(1) {
-            return fail(ErrorKind::CountMismatch {
-                what: "CSF indptr arrays (one fewer than indices arrays)".into(),
-                expected: indices.len().saturating_sub(1) as u64,
-                found: indptr.len() as u64,
-            });
+        let mut seen = vec![false; axis_order.len()];
+        for &a in &axis_order {
+            match seen.get_mut(a) {
+                Some(s) if !*s => *s = true,
+                _ => {
+                    return fail(ErrorKind::NotAPermutation(
+                        axis_order.iter().map(|&v| v as i64).collect(),
+                    ))
+                }
+            }
         }
         Ok(Self::from_arrays(axis_order, indptr, indices))
     }
