@@ -559,6 +559,9 @@ fn batch_builder_keeps_one_schema_and_names_the_message_that_differs() {
 #[path = "../fuzz/record_batch_target.rs"]
 mod fuzz_target;
 
+#[path = "common/replay.rs"]
+mod replay;
+
 /// Valid streams and files of every kind of column, for the fuzz corpus: written to
 /// `$ARROW_TENSOR_IPC_RB_SEEDS` when set.
 fn seed_inputs() -> Vec<(String, Vec<u8>)> {
@@ -612,14 +615,7 @@ fn fuzz_seeds_and_corpus_replay() {
     for (_, bytes) in &seeds {
         fuzz_target::record_batches(bytes);
     }
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/record_batches");
-    let mut n = 0;
-    for e in std::fs::read_dir(&dir).unwrap() {
-        let data = std::fs::read(e.unwrap().path()).unwrap();
-        fuzz_target::record_batches(&data);
-        n += 1;
-    }
-    assert!(n > 0, "empty corpus {}", dir.display());
+    replay::replay_corpus("record_batches", fuzz_target::record_batches);
 }
 
 /// Tables of more than 2^20 rows are split and interleaved on several threads: the same
