@@ -9,11 +9,11 @@
 //! values in [0, 1) printed shortest round-trip) under `target/compare_mtx/`, and a rank-3
 //! FROSTT file of the same entries. It times, best of `reps` runs, in process:
 //! - `mtx_read`: the file memory-mapped ([`arrow_tensor_ipc::map_file`], as the CLI reads
-//!   it) plus [`read_matrix_market`] (default options, every core);
-//! - `mtx_parse_in_memory`: [`read_matrix_market`] alone on the bytes already read (still
+//!   it) plus `formats::mtx::read` (default options, every core);
+//! - `mtx_parse_in_memory`: `formats::mtx::read` alone on the bytes already read (still
 //!   against scipy's time from the file, to show what the file read costs us);
-//! - `mtx_write`: [`write_matrix_market`] of the matrix read to a file;
-//! - `tns_read` / `tns_write`: the same (memory-mapped) for [`read_frostt`] / [`write_frostt`];
+//! - `mtx_write`: `formats::mtx::write` of the matrix read to a file;
+//! - `tns_read` / `tns_write`: the same (memory-mapped) for `formats::tns::read` / `write`;
 //!
 //! and runs `examples/common/scipy_mtx.py` in `.venv` to time `scipy.io.mmread` /
 //! `scipy.io.mmwrite` (scipy 1.17: fast_matrix_market, parallel C++) on the same file, and

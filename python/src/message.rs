@@ -308,7 +308,13 @@ impl PyMessage {
             Message::SparseTensor(t) => {
                 let limit = max_elements.unwrap_or(usize::MAX);
                 let dense = py
-                    .detach(|| convert::to_dense(t, &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(limit)))
+                    .detach(|| {
+                        convert::to_dense(
+                            t,
+                            &arrow_tensor_ipc::ConvertOptions::default()
+                                .with_max_dense_elements(limit),
+                        )
+                    })
                     .map_err(to_py_err)?;
                 owned_array(py, &dense)
             }

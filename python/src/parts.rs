@@ -125,7 +125,8 @@ pub fn csx(
         axis,
         index_array(indptr, indptr_type)?,
         index_array(indices, indices_type)?,
-    ).map_err(crate::to_py_err)?;
+    )
+    .map_err(crate::to_py_err)?;
     let t = SparseTensor::try_new_with_validation(
         vt,
         shape,

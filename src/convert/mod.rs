@@ -154,7 +154,7 @@ pub fn convert(
 /// not depend on the thread count. Index data that has not passed strict validation is
 /// expanded by a checked path that reports what breaks a rule.
 pub fn to_dense(tensor: &SparseTensor, options: &ConvertOptions) -> Result<Tensor> {
-    to_dense::to_dense_limited(tensor, options.limits.max_dense_elements, options.threads)
+    to_dense::expand(tensor, options.limits.max_dense_elements, options.threads)
         .map(|t| t.with_custom_metadata(tensor.custom_metadata().cloned()))
 }
 

@@ -63,15 +63,11 @@ const TUNING: Tuning = Tuning {
 /// Expands to a dense row-major tensor; see [`crate::convert::to_dense`]. `threads` as in
 /// [`crate::convert::ConvertOptions::threads`] (used by canonical COO, CSR, CSC and
 /// identity-order CSF inputs of at least 2^20 elements).
-pub(crate) fn to_dense_limited(
-    s: &SparseTensor,
-    max_elements: usize,
-    threads: usize,
-) -> Result<Tensor> {
+pub(crate) fn expand(s: &SparseTensor, max_elements: usize, threads: usize) -> Result<Tensor> {
     to_dense_tuned(s, max_elements, threads, &TUNING)
 }
 
-/// [`to_dense_limited`] with the sizes of `t`.
+/// [`expand`] with the sizes of `t`.
 fn to_dense_tuned(
     s: &SparseTensor,
     max_elements: usize,
