@@ -18,13 +18,7 @@ impl SparseTensor {
         values: Buffer,
         index: SparseIndex,
     ) -> Result<Self> {
-        let t = Self::from_parts(
-            value_type,
-            shape.as_ref().to_vec(),
-            values,
-            index,
-            Validation::Strict,
-        )?;
+        let t = Self::try_new_with_duplicates(value_type, shape, values, index)?;
         if let SparseIndex::Coo(coo) = &t.index {
             if let Some((first, second)) = coo.find_duplicate() {
                 return fail(ErrorKind::DuplicateCoordinate {
