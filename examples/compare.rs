@@ -519,6 +519,25 @@ fn sparse_rows<I: NativeIndex>(cfg: &Cfg, layout: Layout, nnz: usize, idx: &str)
         memcpy_s: Some(mc_idx),
         per: "full iteration (bytes = index bytes)",
     });
+    let ours = time(reps, || {
+        let mut acc = 0usize;
+        let mut sum = 0.0f64;
+        for nz in t.iter().expect("iter") {
+            acc = acc.wrapping_add(nz.coords[0] ^ nz.position);
+            if let arrow_tensor_ipc::Scalar::Float64(v) = nz.value {
+                sum += v;
+            }
+        }
+        (acc, sum)
+    });
+    emit(Row {
+        op: format!("{name}_iter"),
+        bytes: ib,
+        ours_s: ours,
+        arrow_s: None,
+        memcpy_s: Some(mc_idx),
+        per: "SparseTensor::iter: every NonZero (coordinates, value, position) summed (bytes = index bytes)",
+    });
     let _ = std::fs::remove_file(&file);
 }
 

@@ -120,8 +120,8 @@ pub use half::f16;
 pub use io::{map_file, read_mmap};
 pub use io::{MessageReader, MessageWriter};
 pub use sparse::{
-    CompressedAxis, CooIndex, CooOrder, CsfIndex, CsxIndex, NonZero, SparseFormat, SparseIndex,
-    SparseTensor,
+    CompressedAxis, CooIndex, CooOrder, Coords, CsfIndex, CsxIndex, NonZero, NonZeroIter,
+    SparseFormat, SparseIndex, SparseTensor,
 };
 pub use tensor::{column_major_strides, element_count, row_major_strides, Tensor};
 pub(crate) use types::{dispatch_index, dispatch_value};

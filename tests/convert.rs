@@ -183,7 +183,7 @@ fn check_dense_mode(s: &SparseTensor, expected: &[Scalar], any_nan: bool, what: 
 
 /// Whether the stored coordinates strictly increase in row-major order.
 fn strictly_row_major(s: &SparseTensor) -> bool {
-    let coords: Vec<Vec<usize>> = s.iter().unwrap().map(|nz| nz.coords).collect();
+    let coords: Vec<Vec<usize>> = s.iter().unwrap().map(|nz| nz.coords.to_vec()).collect();
     coords.windows(2).all(|w| w[0] < w[1])
 }
 
@@ -512,7 +512,7 @@ fn check_coo_case(case: &CooCase) {
     check_valid(&canonical, SparseFormat::Coo, "canonicalize");
     check_dense_mode(&canonical, &expected, true, "canonicalize");
     let distinct = {
-        let mut c: Vec<Vec<usize>> = s.iter().unwrap().map(|nz| nz.coords).collect();
+        let mut c: Vec<Vec<usize>> = s.iter().unwrap().map(|nz| nz.coords.to_vec()).collect();
         c.sort();
         c.dedup();
         c.len()
@@ -612,7 +612,7 @@ fn column_major_non_square_to_coo_is_in_range_and_sorted() {
     let stored: Vec<(Vec<usize>, Scalar)> = coo
         .iter()
         .unwrap()
-        .map(|nz| (nz.coords, nz.value))
+        .map(|nz| (nz.coords.to_vec(), nz.value))
         .collect();
     let expected: Vec<(Vec<usize>, Scalar)> = values
         .iter()
@@ -1011,7 +1011,7 @@ fn huge_sparse_shapes_convert_without_dense_work() {
     assert!(!matches!(s.index(), SparseIndex::Coo(c) if c.is_canonical()));
     let c = convert::canonicalize(&s).unwrap();
     check_valid(&c, SparseFormat::Coo, "huge");
-    let coords: Vec<Vec<usize>> = c.iter().unwrap().map(|nz| nz.coords).collect();
+    let coords: Vec<Vec<usize>> = c.iter().unwrap().map(|nz| nz.coords.to_vec()).collect();
     assert_eq!(coords, vec![vec![0, big - 1], vec![5, 3], vec![5, 7]]);
     assert_eq!(c.values::<u16>().unwrap(), &[2, 3, 1]);
     let csf = convert::convert(&s, SparseFormat::Csf, &ConvertOptions::default()).unwrap();

@@ -223,7 +223,7 @@ fn stored(t: &SparseTensor) -> Vec<(Vec<usize>, i32)> {
         .iter()
         .unwrap()
         .map(|nz| match nz.value {
-            Scalar::Int32(v) => (nz.coords, v),
+            Scalar::Int32(v) => (nz.coords.to_vec(), v),
             other => panic!("value {other:?}"),
         })
         .collect();
@@ -245,7 +245,7 @@ fn check_all_paths(c: &Case) {
     let it: Vec<_> = t.iter().unwrap().collect();
     assert_eq!(it.len(), nnz);
     for (k, nz) in it.iter().enumerate() {
-        assert_eq!(nz.coords, c.coords[k], "iter entry {k}");
+        assert_eq!(nz.coords.to_vec(), c.coords[k], "iter entry {k}");
         assert_eq!(nz.value, Scalar::Int32(c.values[k]));
         assert_eq!(nz.position, k);
     }
@@ -337,7 +337,7 @@ fn check_all_paths(c: &Case) {
             c.order
         };
         assert_eq!(ci.order(), written, "order written (arrow {arrow})");
-        let it: Vec<Vec<usize>> = back.iter().unwrap().map(|nz| nz.coords).collect();
+        let it: Vec<Vec<usize>> = back.iter().unwrap().map(|nz| nz.coords.to_vec()).collect();
         assert_eq!(it, c.coords, "decoded coordinates (arrow {arrow})");
         assert_eq!(dense_of(back), expected);
     }

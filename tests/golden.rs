@@ -93,7 +93,7 @@ fn check_contents(t: &SparseTensor, nonzeros: &[(Vec<usize>, f64)]) {
 fn iter_entries(t: &SparseTensor) -> Vec<(Vec<usize>, f64, usize)> {
     t.iter()
         .unwrap()
-        .map(|n| (n.coords, n.value.as_f64(), n.position))
+        .map(|n| (n.coords.to_vec(), n.value.as_f64(), n.position))
         .collect()
 }
 

@@ -1191,7 +1191,7 @@ fn sparse_csf_as_arrow_writes_it() {
         assert_eq!(t.get(&[2, 0, 0]).unwrap(), Scalar::Float64(2.));
         assert_eq!(t.get(&[2, 1, 2]).unwrap(), Scalar::Float64(3.));
         assert_eq!(t.get(&[2, 1, 3]).unwrap(), Scalar::Float64(0.));
-        let coords: Vec<Vec<usize>> = t.iter().unwrap().map(|n| n.coords).collect();
+        let coords: Vec<Vec<usize>> = t.iter().unwrap().map(|n| n.coords.to_vec()).collect();
         assert_eq!(coords, vec![vec![2, 0, 0], vec![0, 1, 3], vec![2, 1, 2]]);
     }
     // Rank 2 CSF (Arrow writes it; the seed layout would not).

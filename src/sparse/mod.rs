@@ -18,6 +18,7 @@ pub(crate) mod csf;
 pub(crate) mod csx;
 
 mod build;
+mod iter;
 #[cfg(test)]
 mod tests;
 
@@ -32,6 +33,7 @@ use arrow_buffer::{Buffer, MutableBuffer};
 pub use coo::{CooIndex, CooOrder};
 pub use csf::CsfIndex;
 pub use csx::{CompressedAxis, CsxIndex};
+pub use iter::{Coords, NonZero, NonZeroIter};
 
 /// The index of a sparse tensor.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,17 +81,6 @@ impl SparseIndex {
             SparseIndex::Csf(_) => SparseFormat::Csf,
         }
     }
-}
-
-/// One stored value of a sparse tensor with its logical coordinates.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NonZero {
-    /// Logical coordinates (one per dimension).
-    pub coords: Vec<usize>,
-    /// The value.
-    pub value: Scalar,
-    /// Position of the value in the values buffer.
-    pub position: usize,
 }
 
 /// A sparse tensor: value type, shape, optional dimension names, the stored values and an
@@ -254,22 +245,6 @@ impl SparseTensor {
             SparseIndex::Csx(i) => csx::visit(i, &self.shape, &mut guarded),
             SparseIndex::Csf(i) => csf::visit(i, &self.shape, &mut guarded),
         }
-    }
-
-    /// The stored values with their coordinates, in storage order.
-    pub fn iter(&self) -> Result<impl Iterator<Item = NonZero> + '_> {
-        let mut out = Vec::with_capacity(self.nnz());
-        self.visit(&mut |c, p| {
-            if let Some(value) = self.value(p) {
-                out.push(NonZero {
-                    coords: c.to_vec(),
-                    value,
-                    position: p,
-                });
-            }
-            Ok(())
-        })?;
-        Ok(out.into_iter())
     }
 
     /// The value at a logical index: the stored value, zero when nothing is stored there,

@@ -1,0 +1,399 @@
+//! [`SparseTensor::iter`]: a lazy walk over the stored values, one [`NonZero`] at a time,
+//! with no allocation per entry for tensors of rank up to [`Coords::INLINE`].
+
+use super::{coo::CooOrder, CompressedAxis, SparseIndex, SparseTensor};
+use crate::array::IndexArray;
+use crate::error::Result;
+use crate::types::Scalar;
+use std::fmt;
+use std::ops::Deref;
+
+/// One stored value of a sparse tensor with its logical coordinates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NonZero {
+    /// Logical coordinates (one per dimension); derefs to `[usize]`.
+    pub coords: Coords,
+    /// The value.
+    pub value: Scalar,
+    /// Position of the value in the values buffer.
+    pub position: usize,
+}
+
+/// The coordinates of one stored value: a `[usize]` held inline for ranks up to
+/// [`Coords::INLINE`] (no allocation), on the heap beyond.
+///
+/// ```
+/// use arrow_tensor_ipc::SparseTensor;
+/// let t = SparseTensor::coo([3, 4], vec![0i64, 1, 2, 3], vec![1.0f64, 2.0]).unwrap();
+/// let nz = t.iter().unwrap().nth(1).unwrap();
+/// assert_eq!(nz.coords, [2, 3]);
+/// assert_eq!(nz.coords[0], 2);
+/// assert_eq!(nz.coords.to_vec(), vec![2, 3]);
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Coords(Repr);
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Repr {
+    Inline {
+        len: u8,
+        values: [usize; Coords::INLINE],
+    },
+    Heap(Box<[usize]>),
+}
+
+impl Coords {
+    /// The largest rank held without allocating.
+    pub const INLINE: usize = 8;
+
+    /// Coordinates holding `values`.
+    pub fn new(values: &[usize]) -> Self {
+        if values.len() <= Self::INLINE {
+            let mut inline = [0usize; Self::INLINE];
+            for (slot, &c) in inline.iter_mut().zip(values) {
+                *slot = c;
+            }
+            Coords(Repr::Inline {
+                len: values.len() as u8,
+                values: inline,
+            })
+        } else {
+            Coords(Repr::Heap(values.into()))
+        }
+    }
+
+    /// The coordinates as a slice.
+    pub fn as_slice(&self) -> &[usize] {
+        match &self.0 {
+            Repr::Inline { len, values } => values.get(..usize::from(*len)).unwrap_or_default(),
+            Repr::Heap(v) => v,
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [usize] {
+        match &mut self.0 {
+            Repr::Inline { len, values } => values.get_mut(..usize::from(*len)).unwrap_or_default(),
+            Repr::Heap(v) => v,
+        }
+    }
+}
+
+impl Deref for Coords {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        self.as_slice()
+    }
+}
+
+impl AsRef<[usize]> for Coords {
+    fn as_ref(&self) -> &[usize] {
+        self.as_slice()
+    }
+}
+
+impl fmt::Debug for Coords {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+impl From<Coords> for Vec<usize> {
+    fn from(c: Coords) -> Vec<usize> {
+        c.as_slice().to_vec()
+    }
+}
+
+impl PartialEq<[usize]> for Coords {
+    fn eq(&self, other: &[usize]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+impl PartialEq<&[usize]> for Coords {
+    fn eq(&self, other: &&[usize]) -> bool {
+        self.as_slice() == *other
+    }
+}
+
+impl PartialEq<Vec<usize>> for Coords {
+    fn eq(&self, other: &Vec<usize>) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<const N: usize> PartialEq<[usize; N]> for Coords {
+    fn eq(&self, other: &[usize; N]) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+/// An index array read as coordinates, with its element type decided once.
+#[derive(Clone, Copy)]
+enum Ints<'a> {
+    I8(&'a [i8]),
+    I16(&'a [i16]),
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+}
+
+impl<'a> Ints<'a> {
+    fn of(a: &'a IndexArray) -> Self {
+        use crate::IndexType as T;
+        let or_empty = Ints::I64(&[]);
+        match a.index_type() {
+            T::Int8 => a.values().map_or(or_empty, Ints::I8),
+            T::Int16 => a.values().map_or(or_empty, Ints::I16),
+            T::Int32 => a.values().map_or(or_empty, Ints::I32),
+            T::Int64 => a.values().map_or(or_empty, Ints::I64),
+            T::UInt8 => a.values().map_or(or_empty, Ints::U8),
+            T::UInt16 => a.values().map_or(or_empty, Ints::U16),
+            T::UInt32 => a.values().map_or(or_empty, Ints::U32),
+            T::UInt64 => a.values().map_or(or_empty, Ints::U64),
+        }
+    }
+
+    /// Element `k` as a size. Only called on positions the walk already checked; an
+    /// impossible miss or negative value reads as 0 rather than panicking.
+    #[inline(always)]
+    fn at(self, k: usize) -> usize {
+        match self {
+            Ints::I8(s) => s.get(k).map_or(0, |&v| v.max(0) as usize),
+            Ints::I16(s) => s.get(k).map_or(0, |&v| v.max(0) as usize),
+            Ints::I32(s) => s.get(k).map_or(0, |&v| v.max(0) as usize),
+            Ints::I64(s) => s.get(k).map_or(0, |&v| v.max(0) as usize),
+            Ints::U8(s) => s.get(k).map_or(0, |&v| v as usize),
+            Ints::U16(s) => s.get(k).map_or(0, |&v| v as usize),
+            Ints::U32(s) => s.get(k).map_or(0, |&v| v as usize),
+            Ints::U64(s) => s.get(k).map_or(0, |&v| v as usize),
+        }
+    }
+}
+
+/// The walk of one layout, in storage order (depth-first for CSF).
+enum Walk<'a> {
+    Coo {
+        indices: Ints<'a>,
+        ndim: usize,
+        nnz: usize,
+        order: CooOrder,
+        next: usize,
+    },
+    Csx {
+        indptr: Ints<'a>,
+        indices: Ints<'a>,
+        /// 0 for CSR (rows outer), 1 for CSC.
+        outer: usize,
+        /// The current outer slice, its next position and its end.
+        slice: usize,
+        pos: usize,
+        end: usize,
+        slices: usize,
+    },
+    Csf {
+        indptr: Vec<Ints<'a>>,
+        indices: Vec<Ints<'a>>,
+        axis_order: &'a [usize],
+        /// (level, next position, end) cursors, as in the checked walk.
+        stack: Vec<(usize, usize, usize)>,
+    },
+}
+
+/// The iterator of [`SparseTensor::iter`]: the stored values with their coordinates in
+/// storage order, computed as it goes (no allocation per entry up to rank
+/// [`Coords::INLINE`]).
+pub struct NonZeroIter<'a> {
+    tensor: &'a SparseTensor,
+    coords: Coords,
+    walk: Walk<'a>,
+}
+
+impl<'a> NonZeroIter<'a> {
+    /// An iterator over a tensor whose index the checked walk has accepted.
+    pub(super) fn new(tensor: &'a SparseTensor) -> Self {
+        let ndim = tensor.shape.len();
+        let walk = match &tensor.index {
+            SparseIndex::Coo(i) => Walk::Coo {
+                indices: Ints::of(&i.indices),
+                ndim: i.ndim,
+                nnz: i.nnz(),
+                order: i.order,
+                next: 0,
+            },
+            SparseIndex::Csx(i) => Walk::Csx {
+                indptr: Ints::of(&i.indptr),
+                indices: Ints::of(&i.indices),
+                outer: usize::from(i.axis == CompressedAxis::Column),
+                slice: 0,
+                pos: 0,
+                end: 0,
+                slices: i.indptr.len().saturating_sub(1),
+            },
+            SparseIndex::Csf(i) => Walk::Csf {
+                indptr: i.indptr.iter().map(Ints::of).collect(),
+                indices: i.indices.iter().map(Ints::of).collect(),
+                axis_order: &i.axis_order,
+                stack: vec![(0, 0, i.indices.first().map_or(0, IndexArray::len))],
+            },
+        };
+        let mut it = NonZeroIter {
+            tensor,
+            coords: Coords::new(&vec![0; ndim]),
+            walk,
+        };
+        if let Walk::Csx {
+            indptr,
+            slice,
+            pos,
+            end,
+            slices,
+            ..
+        } = &mut it.walk
+        {
+            if *slices > 0 {
+                *pos = indptr.at(0);
+                *end = indptr.at(1);
+                *slice = 0;
+            }
+        }
+        it
+    }
+
+    /// Moves to the next stored value, leaving its coordinates in `self.coords`.
+    #[inline]
+    fn advance(&mut self) -> Option<usize> {
+        let coords = self.coords.as_mut_slice();
+        match &mut self.walk {
+            Walk::Coo {
+                indices,
+                ndim,
+                nnz,
+                order,
+                next,
+            } => {
+                let i = *next;
+                if i >= *nnz {
+                    return None;
+                }
+                *next += 1;
+                match order {
+                    CooOrder::RowMajor => {
+                        let base = i * *ndim;
+                        for (d, c) in coords.iter_mut().enumerate() {
+                            *c = indices.at(base + d);
+                        }
+                    }
+                    CooOrder::ColumnMajor => {
+                        for (d, c) in coords.iter_mut().enumerate() {
+                            *c = indices.at(d * *nnz + i);
+                        }
+                    }
+                }
+                Some(i)
+            }
+            Walk::Csx {
+                indptr,
+                indices,
+                outer,
+                slice,
+                pos,
+                end,
+                slices,
+            } => {
+                while *pos >= *end {
+                    *slice += 1;
+                    if *slice >= *slices {
+                        return None;
+                    }
+                    *pos = indptr.at(*slice);
+                    *end = indptr.at(*slice + 1);
+                }
+                let k = *pos;
+                *pos += 1;
+                if let Some(c) = coords.get_mut(*outer) {
+                    *c = *slice;
+                }
+                if let Some(c) = coords.get_mut(1 - *outer) {
+                    *c = indices.at(k);
+                }
+                Some(k)
+            }
+            Walk::Csf {
+                indptr,
+                indices,
+                axis_order,
+                stack,
+            } => {
+                let leaf = indices.len().checked_sub(1)?;
+                while let Some(top) = stack.last_mut() {
+                    let (level, pos, end) = *top;
+                    if pos >= end {
+                        stack.pop();
+                        continue;
+                    }
+                    top.1 += 1;
+                    let dim = axis_order.get(level).copied().unwrap_or(usize::MAX);
+                    if let (Some(c), Some(ix)) = (coords.get_mut(dim), indices.get(level)) {
+                        *c = ix.at(pos);
+                    }
+                    if level == leaf {
+                        return Some(pos);
+                    }
+                    let ptr = indptr.get(level).copied().unwrap_or(Ints::I64(&[]));
+                    stack.push((level + 1, ptr.at(pos), ptr.at(pos + 1)));
+                }
+                None
+            }
+        }
+    }
+}
+
+impl Iterator for NonZeroIter<'_> {
+    type Item = NonZero;
+
+    #[inline]
+    fn next(&mut self) -> Option<NonZero> {
+        loop {
+            let position = self.advance()?;
+            // The checked walk has bounded every position by the values buffer.
+            if let Some(value) = self.tensor.value(position) {
+                return Some(NonZero {
+                    coords: self.coords.clone(),
+                    value,
+                    position,
+                });
+            }
+        }
+    }
+}
+
+impl SparseTensor {
+    /// The stored values with their coordinates, in storage order (depth-first for CSF),
+    /// computed lazily: no allocation per entry for ranks up to [`Coords::INLINE`].
+    ///
+    /// A tensor that has not passed strict validation is walked once with every check
+    /// first, so that index data pointing out of range is this call's error rather than a
+    /// wrong entry. Hot loops that need only coordinates and positions are faster still with
+    /// the closure API [`SparseTensor::for_each_stored`], which builds no [`NonZero`].
+    ///
+    /// ```
+    /// use arrow_tensor_ipc::{Scalar, SparseTensor};
+    /// let t = SparseTensor::csr([2, 3], vec![0i32, 1, 3], vec![2i32, 0, 1], vec![5i64, 6, 7]).unwrap();
+    /// let mut row_sums = [0i64; 2];
+    /// for nz in t.iter().unwrap() {
+    ///     if let Scalar::Int64(v) = nz.value {
+    ///         row_sums[nz.coords[0]] += v;
+    ///     }
+    /// }
+    /// assert_eq!(row_sums, [5, 13]);
+    /// ```
+    pub fn iter(&self) -> Result<NonZeroIter<'_>> {
+        if !self.checked {
+            self.visit(&mut |_, _| Ok(()))?;
+        }
+        Ok(NonZeroIter::new(self))
+    }
+}
