@@ -13,7 +13,7 @@ use arrow_tensor_ipc::record_batch::{
     IpcWriter, ParquetBatches, ParquetCompression, ParquetReadOptions, ParquetWriteOptions,
     ParquetWriter, COO_TABLE_KEY,
 };
-use arrow_tensor_ipc::{ConvertOptions, ErrorKind, Limits, SparseFormat, Tensor};
+use arrow_tensor_ipc::{ConvertOptions, ErrorKind, Limits, SparseFormat, SparseTensor, Tensor};
 use bytes::Bytes;
 use serde_json::Value;
 use std::sync::Arc;
@@ -616,4 +616,75 @@ fn classify(r: Result<usize, arrow_tensor_ipc::Error>) -> usize {
         Err(e) if matches!(e.kind(), ErrorKind::ParquetPanicked { .. }) => 2,
         Err(_) => 1,
     }
+}
+
+/// A known panic of the parquet crate (60): a data page encoded with the dictionary in a
+/// column chunk whose dictionary page is not one (here its type is changed to an index
+/// page) panics with "Decoder for dict should have been set". Contained at our boundary.
+#[test]
+fn a_missing_dictionary_panic_is_contained() {
+    // Repeated values: the value column is dictionary-encoded.
+    let shape = [1000usize, 1000];
+    let coords: Vec<i64> = (0..500).flat_map(|i| [i, (i * 7) % 1000]).collect();
+    let sparse = SparseTensor::coo(shape, coords, vec![2.5f64; 500]).unwrap();
+    let table = sparse_to_coo_table(&sparse).unwrap();
+    let mut bytes = write(&[table], &Default::default());
+    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&Bytes::from(bytes.clone()))
+        .unwrap();
+    let column = &meta.row_group(0).columns()[2];
+    let at = column.dictionary_page_offset().expect("a dictionary page") as usize;
+    // PageHeader field 1 (type, i32): DICTIONARY_PAGE = 2, zigzag 4.
+    assert_eq!(&bytes[at..at + 2], &[0x15, 0x04]);
+    bytes[at + 1] = 0x02; // INDEX_PAGE
+    let e = open_and_read(bytes).unwrap_err();
+    match e.kind() {
+        ErrorKind::ParquetPanicked { part, message } => {
+            assert_eq!(part, "record batch 0");
+            assert!(message.contains("Decoder for dict"), "{message}");
+        }
+        _ => panic!("{e}"),
+    }
+    assert_eq!(
+        e.position(),
+        Some(arrow_tensor_ipc::Position::Batch {
+            batch: Some(0),
+            column: None,
+            row: None
+        })
+    );
+}
+
+/// A page whose compressed size runs past its column chunk is refused before decoding.
+#[test]
+fn a_page_past_its_chunk_is_refused() {
+    let (_, batch) = every_kind().swap_remove(2);
+    let mut bytes = write(
+        &[batch],
+        &ParquetWriteOptions::default().with_compression(ParquetCompression::None),
+    );
+    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&Bytes::from(bytes.clone()))
+        .unwrap();
+    let column = &meta.row_group(0).columns()[0];
+    let at = column
+        .dictionary_page_offset()
+        .unwrap_or(column.data_page_offset()) as usize;
+    // Field 1 (type), then field 2 (uncompressed size), then field 3 (compressed size): a
+    // one-byte varint for these small pages, made 63 (zigzag 126).
+    assert_eq!(bytes[at], 0x15);
+    assert_eq!(bytes[at + 2], 0x15);
+    assert_eq!(bytes[at + 4], 0x15);
+    bytes[at + 5] = 126;
+    let e = open_and_read(bytes).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::InvalidParquet { .. }), "{e}");
+    assert!(
+        e.to_string()
+            .contains("runs past the end of its column chunk"),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("row group 0, column \"dim_0\""),
+        "{e}"
+    );
 }

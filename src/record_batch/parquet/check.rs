@@ -100,6 +100,7 @@ pub(super) fn footer_range(data: &[u8], options: &ParquetReadOptions) -> Result<
 pub(super) fn check_metadata(
     metadata: &ParquetMetaData,
     options: &ParquetReadOptions,
+    data: &[u8],
     data_end: u64,
 ) -> Result<u64> {
     let groups = metadata.row_groups();
@@ -144,7 +145,7 @@ pub(super) fn check_metadata(
                 .ok()
                 .zip(u64::try_from(length).ok())
                 .and_then(|(s, l)| Some(s..s.checked_add(l)?));
-            match range {
+            match &range {
                 Some(r) if r.start >= PARQUET_MAGIC.len() as u64 && r.end <= data_end => {}
                 _ => {
                     return invalid(
@@ -174,6 +175,13 @@ pub(super) fn check_metadata(
                     format!("negative value count {}", column.num_values()),
                 );
             }
+            if let Some(r) = &range {
+                let chunk = data
+                    .get(r.start as usize..r.end as usize)
+                    .unwrap_or_default();
+                check_pages(chunk, r.start, column.num_values() as u64)
+                    .or_else(|reason| invalid(part(), reason))?;
+            }
         }
     }
     if total > options.max_rows {
@@ -193,6 +201,69 @@ pub(super) fn check_metadata(
         });
     }
     Ok(total)
+}
+
+/// Largest uncompressed size a page may claim whatever its compressed size; above it, a
+/// page's compressed size must be at least 1/[`MAX_EXPANSION`] of what it claims. The
+/// `parquet` crate allocates the claimed size before decompressing.
+const PAGE_BYTES: u64 = 64 << 20;
+
+/// See [`PAGE_BYTES`].
+const MAX_EXPANSION: u64 = 1024;
+
+/// Walks the page headers of one column chunk (starting at byte `at` of the file) until
+/// its data pages hold `values` values: every header must decode, every page lie inside
+/// the chunk, and no page claim more than [`PAGE_BYTES`] uncompressed unless its compressed
+/// size backs the claim (1 byte per [`MAX_EXPANSION`]).
+fn check_pages(chunk: &[u8], at: u64, values: u64) -> std::result::Result<(), String> {
+    let mut r = Thrift {
+        bytes: chunk,
+        at: 0,
+    };
+    let mut seen = 0u64;
+    while seen < values && r.at < chunk.len() {
+        let start = r.at;
+        let Some(header) = r.page_header() else {
+            return Err(format!(
+                "the page header at byte {} does not decode",
+                at + start as u64
+            ));
+        };
+        let (Ok(compressed), Ok(uncompressed)) = (
+            u64::try_from(header.compressed),
+            u64::try_from(header.uncompressed),
+        ) else {
+            return Err(format!(
+                "the page at byte {} claims a negative size ({} compressed, {} uncompressed)",
+                at + start as u64,
+                header.compressed,
+                header.uncompressed
+            ));
+        };
+        if uncompressed > PAGE_BYTES && compressed.saturating_mul(MAX_EXPANSION) < uncompressed {
+            return Err(format!(
+                "the page at byte {} claims {uncompressed} bytes uncompressed from {compressed} compressed (more than {PAGE_BYTES} bytes at over {MAX_EXPANSION} times its size)",
+                at + start as u64
+            ));
+        }
+        if r.advance(compressed).is_none() {
+            return Err(format!(
+                "the page at byte {} of {compressed} bytes runs past the end of its column chunk (byte {})",
+                at + start as u64,
+                at + chunk.len() as u64
+            ));
+        }
+        seen = seen.saturating_add(header.values);
+    }
+    Ok(())
+}
+
+/// What [`check_pages`] reads of a page header.
+struct PageHeader {
+    uncompressed: i64,
+    compressed: i64,
+    /// The values of a data page (0 for other pages).
+    values: u64,
 }
 
 /// Reads the Thrift compact encoding of the footer (`FileMetaData`) far enough to check the
@@ -303,6 +374,38 @@ struct Thrift<'a> {
 }
 
 impl Thrift<'_> {
+    /// A `PageHeader`: fields 2 and 3 (sizes), and `num_values` (field 1) of a data page
+    /// header (field 5) or a v2 data page header (field 8).
+    fn page_header(&mut self) -> Option<PageHeader> {
+        let mut header = PageHeader {
+            uncompressed: -1,
+            compressed: -1,
+            values: 0,
+        };
+        let mut last_id = 0i16;
+        loop {
+            let (kind, id) = self.field(&mut last_id)?;
+            match (id, kind) {
+                (_, STOP) => break,
+                (2, I32) => header.uncompressed = zigzag(self.varint()?),
+                (3, I32) => header.compressed = zigzag(self.varint()?),
+                (5 | 8, STRUCT) => {
+                    let mut inner_id = 0i16;
+                    loop {
+                        let (k, i) = self.field(&mut inner_id)?;
+                        match (i, k) {
+                            (_, STOP) => break,
+                            (1, I32) => header.values = zigzag(self.varint()?).max(0) as u64,
+                            _ => self.skip(k, 1)?,
+                        }
+                    }
+                }
+                _ => self.skip(kind, 0)?,
+            }
+        }
+        Some(header)
+    }
+
     fn byte(&mut self) -> Option<u8> {
         let b = *self.bytes.get(self.at)?;
         self.at += 1;
@@ -416,5 +519,102 @@ impl Thrift<'_> {
             }
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Thrift compact varint of the zigzag encoding of `v`.
+    fn varint(v: i64, out: &mut Vec<u8>) {
+        let mut z = ((v << 1) ^ (v >> 63)) as u64;
+        while z >= 0x80 {
+            out.push((z as u8) | 0x80);
+            z >>= 7;
+        }
+        out.push(z as u8);
+    }
+
+    /// A data page header with the given sizes and value count, then `body` bytes.
+    fn page(uncompressed: i64, compressed: i64, values: i64, body: usize) -> Vec<u8> {
+        let mut b = vec![0x15, 0x00, 0x15];
+        varint(uncompressed, &mut b);
+        b.push(0x15);
+        varint(compressed, &mut b);
+        b.push(0x2c); // field 5, struct: DataPageHeader
+        b.push(0x15);
+        varint(values, &mut b);
+        b.extend_from_slice(&[0x00, 0x00]);
+        b.extend(std::iter::repeat_n(0u8, body));
+        b
+    }
+
+    #[test]
+    fn pages_are_walked_until_their_values() {
+        let mut chunk = page(100, 50, 10, 50);
+        chunk.extend(page(100, 60, 5, 60));
+        assert_eq!(check_pages(&chunk, 4, 15), Ok(()));
+        // Trailing bytes after the values are not read.
+        chunk.extend_from_slice(&[0xff; 7]);
+        assert_eq!(check_pages(&chunk, 4, 15), Ok(()));
+        let e = check_pages(&chunk, 4, 16).unwrap_err();
+        assert!(e.contains("does not decode"), "{e}");
+    }
+
+    #[test]
+    fn a_page_claiming_a_huge_expansion_is_refused() {
+        let chunk = page(1 << 30, 100, 10, 100);
+        let e = check_pages(&chunk, 4, 10).unwrap_err();
+        assert!(
+            e.contains("claims 1073741824 bytes uncompressed from 100 compressed"),
+            "{e}"
+        );
+        // Backed by enough compressed bytes, or small, the claim passes.
+        assert_eq!(
+            check_pages(&page(1 << 30, 1 << 20, 10, 1 << 20), 4, 10),
+            Ok(())
+        );
+        assert_eq!(
+            check_pages(&page(PAGE_BYTES as i64, 1, 10, 1), 4, 10),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn negative_and_overlong_pages_are_refused() {
+        let e = check_pages(&page(-1, 10, 1, 10), 4, 1).unwrap_err();
+        assert!(e.contains("negative size"), "{e}");
+        let e = check_pages(&page(10, 11, 1, 10), 4, 1).unwrap_err();
+        assert!(e.contains("runs past the end"), "{e}");
+    }
+
+    #[test]
+    fn deep_schemas_are_refused_before_decoding() {
+        // FileMetaData { 1: version, 2: list<SchemaElement> } with 100 nested groups.
+        // Field 1 (i32), then field 2 (list of 100 structs: size as an unsigned varint).
+        let mut b = vec![0x15, 0x02, 0x19, 0xfc, 100];
+        for _ in 0..100 {
+            // SchemaElement { 4: name "g", 5: num_children 1 }
+            b.extend_from_slice(&[0x48, 0x01, b'g', 0x15]);
+            varint(1, &mut b);
+            b.push(0x00);
+        }
+        b.push(0x00);
+        let options = ParquetReadOptions::default();
+        let e = check_footer_thrift(&b, &options).unwrap_err();
+        assert!(
+            matches!(
+                e.kind(),
+                ErrorKind::LimitExceeded {
+                    value: 65,
+                    limit: 64,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let options = options.with_max_schema_depth(200);
+        assert!(check_footer_thrift(&b, &options).is_ok());
     }
 }

@@ -124,7 +124,7 @@ impl ParquetBatches {
             || ParquetMetaDataReader::decode_metadata(footer_bytes),
         )?
         .or_else(|e| invalid("footer", e.to_string()))?;
-        let num_rows = check_metadata(&metadata, options, footer.start as u64)?;
+        let num_rows = check_metadata(&metadata, options, &data, footer.start as u64)?;
         let batch_rows = match options.batch_rows {
             Some(rows) => rows.max(1),
             None => {
