@@ -640,7 +640,7 @@ fn a_missing_dictionary_panic_is_contained() {
     let e = open_and_read(bytes).unwrap_err();
     match e.kind() {
         ErrorKind::ParquetPanicked { part, message } => {
-            assert_eq!(part, "record batch 0");
+            assert_eq!(part, "rows 0..500");
             assert!(message.contains("Decoder for dict"), "{message}");
         }
         _ => panic!("{e}"),

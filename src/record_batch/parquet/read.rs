@@ -107,6 +107,10 @@ pub struct ParquetBatches {
     reader: Option<ParquetRecordBatchReader>,
     /// Batches returned so far.
     batches: u64,
+    /// Rows returned so far.
+    rows_read: u64,
+    /// Rows per batch.
+    batch_rows: u64,
 }
 
 /// Bytes of uncompressed data a batch holds by default.
@@ -171,6 +175,8 @@ impl ParquetBatches {
             num_rows,
             reader: Some(reader),
             batches: 0,
+            rows_read: 0,
+            batch_rows: batch_rows as u64,
         })
     }
 
@@ -233,7 +239,12 @@ impl Iterator for ParquetBatches {
     fn next(&mut self) -> Option<Self::Item> {
         let reader = self.reader.as_mut()?;
         let batch = self.batches;
-        let part = || format!("record batch {batch}");
+        let (start, end) = (
+            self.rows_read,
+            self.rows_read.saturating_add(self.batch_rows),
+        );
+        let end = end.min(self.num_rows);
+        let part = || format!("rows {start}..{end}");
         let result = match contain(part, || reader.next()) {
             // The parquet crate's batches carry the fields but not the schema's metadata.
             Ok(Some(Ok(b))) => self.restore(b).map_err(|e| match e.into_kind() {
@@ -253,8 +264,9 @@ impl Iterator for ParquetBatches {
             }
             Err(e) => Err(e),
         };
-        if result.is_err() {
-            self.reader = None;
+        match &result {
+            Ok(b) => self.rows_read += b.num_rows() as u64,
+            Err(_) => self.reader = None,
         }
         self.batches += 1;
         Some(result.map_err(|e| e.at_batch(batch)))
