@@ -484,12 +484,9 @@ impl Batches {
             Batches::Mapped(b) => b.next().map(|r| r.map_err(|e| e.to_string())),
             Batches::Stream(s) => s.next(),
             Batches::Parquet { batches, rows, .. } => batches.next().map(|r| {
-                r.map(|b| {
-                    *rows += b.num_rows() as u64;
-                    b
-                })
-                // The caller names the record batch.
-                .map_err(|e| e.kind().to_string())
+                r.inspect(|b| *rows += b.num_rows() as u64)
+                    // The caller names the record batch.
+                    .map_err(|e| e.kind().to_string())
             }),
         }
     }

@@ -99,7 +99,7 @@ impl ParquetReadOptions {
 
 /// The record batches of one Parquet file held in memory (a buffer or a memory map),
 /// decoded batch by batch, with the Arrow schema the file stores (see the
-/// [module documentation](self) for the checks).
+/// [module documentation](crate::record_batch::parquet) for the checks).
 pub struct ParquetBatches {
     schema: SchemaRef,
     num_rows: u64,

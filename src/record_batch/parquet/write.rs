@@ -124,7 +124,7 @@ impl ParquetWriteOptions {
 }
 
 /// Writes record batches of one schema to a Parquet file, batch by batch, with the Arrow
-/// schema stored in the file (see the [module documentation](self)).
+/// schema stored in the file (see the [module documentation](crate::record_batch::parquet)).
 ///
 /// ```
 /// use arrow_tensor_ipc::record_batch::{
