@@ -688,3 +688,25 @@ fn a_page_past_its_chunk_is_refused() {
         "{e}"
     );
 }
+
+#[path = "../fuzz/parquet_target.rs"]
+mod fuzz_target;
+
+#[path = "common/replay.rs"]
+mod replay;
+
+/// The fuzz corpus (files of pyarrow and of ours, and every finding) through the fuzz
+/// target's body: nothing panics past the reader.
+#[test]
+fn replay_the_fuzz_corpus() {
+    let files = replay::replay_corpus("parquet", fuzz_target::parquet);
+    assert!(files.len() >= 7, "{files:?}");
+    // The finding is still a contained panic of the parquet crate.
+    let finding = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/corpus/parquet/crash-dictionary-page-marked-index.parquet"),
+    )
+    .unwrap();
+    let e = open_and_read(finding).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::ParquetPanicked { .. }), "{e}");
+}
