@@ -131,6 +131,27 @@ pub fn rows(cfg: &Cfg) {
                 memcpy_s: None,
                 per: "record batch in memory -> ParquetWriter (default options) into a Vec; pyarrow: pq.write_table of the same table into a BufferOutputStream, same codec; bytes: the table's columns",
             });
+            // The same bytes through arrow-rs's reader alone (one thread, no checks, batches
+            // of 2^20 rows), to tell the parquet crate's decoding from ours.
+            let raw = time(reps, || {
+                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file.clone())
+                    .expect("open")
+                    .with_batch_size(1 << 20)
+                    .build()
+                    .expect("reader")
+                    .map(|b| b.expect("batch").num_rows())
+                    .sum::<usize>()
+            });
+            let one_thread = time(reps, || {
+                let options = ParquetReadOptions::default().with_threads(1);
+                ParquetBatches::try_new(file.clone(), &options)
+                    .expect("open")
+                    .map(|b| b.expect("batch").num_rows())
+                    .sum::<usize>()
+            });
+            println!(
+                "{{\"op\":\"{read_op}_detail\",\"ours_s\":{ours_read:.6e},\"ours_one_thread_s\":{one_thread:.6e},\"arrow_rs_alone_s\":{raw:.6e},\"pyarrow_s\":{py_read:.6e}}}"
+            );
             emit(Row {
                 op: read_op,
                 bytes,
