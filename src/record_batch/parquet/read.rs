@@ -251,7 +251,11 @@ impl ParquetBatches {
             || ArrowReaderMetadata::try_new(Arc::new(metadata), ArrowReaderOptions::new()),
         )?
         .or_else(|e| invalid("footer (Arrow schema)", e.to_string()))?;
-        let schema = match stored_schema(arrow.metadata()) {
+        let stored = contain(
+            || "footer (ARROW:schema)".to_string(),
+            || stored_schema(arrow.metadata()),
+        )?;
+        let schema = match stored {
             Some(stored) => with_stored_nullability(arrow.schema(), &stored),
             None => arrow.schema().clone(),
         };
