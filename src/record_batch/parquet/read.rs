@@ -43,9 +43,12 @@ pub struct ParquetReadOptions {
     /// Most rows accepted in a file. Default 2^40.
     pub max_rows: u64,
     /// Threads decoding row groups ahead of the batches returned (each decodes one whole
-    /// row group at a time, so memory holds up to this many decoded row groups). Default
-    /// 0: one per core, at most 8. A file of one row group is decoded on the caller's
-    /// thread.
+    /// row group at a time, so memory holds up to this many decoded row groups; 0: one
+    /// per core, at most 8). Default 1: the batches are decoded on the caller's thread, as
+    /// they are asked for. On a loaded 2-core VM, two threads read a 10M-row COO table of
+    /// ten row groups in 0.22 s against 0.10 s for one (and a 256 MiB column of three row
+    /// groups in 1.35 s against 1.27 s): more threads pay only on idle cores. A file of
+    /// one row group is always decoded on the caller's thread.
     pub threads: usize,
     /// Deepest nesting of groups accepted in the Parquet schema (checked before the
     /// `parquet` crate builds the schema, recursively). Default 64; a tensor column
@@ -62,7 +65,7 @@ impl Default for ParquetReadOptions {
             max_columns: 1 << 16,
             max_rows: 1 << 40,
             max_schema_depth: 64,
-            threads: 0,
+            threads: 1,
         }
     }
 }
