@@ -437,6 +437,32 @@ pub enum ErrorKind {
         reason: String,
     },
 
+    /// A Parquet file that breaks the format's rules or a check of this crate's reader: bad
+    /// magic bytes, a footer that does not fit the file, metadata that does not decode, a
+    /// column chunk outside the file, a page that does not decode.
+    #[error("Parquet {part}: {reason}")]
+    InvalidParquet {
+        /// Where in the file: `"footer"`, `"row group 2, column \"value\""`, ...
+        part: String,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// The `parquet` crate panicked while decoding a file; the panic was contained at this
+    /// crate's reader and the reader stops.
+    #[error("the parquet crate panicked reading {part}: {message}")]
+    ParquetPanicked {
+        /// What was being read.
+        part: String,
+        /// The panic's message.
+        message: String,
+    },
+
+    /// The `parquet` crate failed writing a file.
+    #[cfg(feature = "parquet")]
+    #[error("Parquet: {0}")]
+    Parquet(#[from] ::parquet::errors::ParquetError),
+
     /// A worker thread stopped before finishing its share of a parallel job.
     #[error("a worker thread of {job} did not finish its share")]
     WorkerFailed {

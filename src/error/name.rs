@@ -56,6 +56,10 @@ impl ErrorKind {
             ErrorKind::Arrow { .. } => "arrow",
             ErrorKind::Parse { .. } => "parse",
             ErrorKind::WorkerFailed { .. } => "worker_failed",
+            ErrorKind::InvalidParquet { .. } => "invalid_parquet",
+            ErrorKind::ParquetPanicked { .. } => "parquet_panicked",
+            #[cfg(feature = "parquet")]
+            ErrorKind::Parquet { .. } => "parquet",
         }
     }
 }

@@ -14,7 +14,9 @@ use crate::ipc_stream::IpcStream;
 use crate::read::{self, FileMessages};
 use arrow_tensor_ipc::formats::detect::{self, detect, FileKind};
 use arrow_tensor_ipc::formats::FileFormat;
-use arrow_tensor_ipc::record_batch::{batch_to_messages, IpcBatches, MessageOptions};
+use arrow_tensor_ipc::record_batch::{
+    batch_to_messages, IpcBatches, MessageOptions, ParquetBatches, ParquetReadOptions,
+};
 use arrow_tensor_ipc::{DecodedMessage, ErrorKind, Limits, Message, ReadOptions};
 use std::collections::VecDeque;
 use std::fs::File;
@@ -123,7 +125,7 @@ fn checked(input: Input) -> Result<Input, String> {
     };
     Err(format!(
         "{}: {what}, not a kind arrow-tensor reads (tensor messages, Arrow IPC streams and \
-         files, Matrix Market, FROSTT, .npy, .npz)",
+         files, Parquet, Matrix Market, FROSTT, .npy, .npz)",
         input.name
     ))
 }
@@ -314,6 +316,25 @@ impl Source {
                     done: false,
                 })
             }
+            (FileKind::Parquet, Some(path)) => {
+                let parquet_options =
+                    ParquetReadOptions::default().with_limits(read_options.limits);
+                #[allow(unsafe_code)]
+                // SAFETY: as for IPC files above.
+                let batches = unsafe { ParquetBatches::open(path, &parquet_options) }
+                    .map_err(|e| format!("{}: {e}", input.name))?;
+                Ok(Source::Batches {
+                    batches: Batches::Parquet {
+                        rows: 0,
+                        size: input.size(),
+                        batches,
+                    },
+                    options,
+                    pending: VecDeque::new(),
+                    batch: 0,
+                    done: false,
+                })
+            }
             (FileKind::IpcStream, None) => {
                 let reader = input.stream()?;
                 let batches = IpcStream::open(reader, read_options.limits)
@@ -442,12 +463,19 @@ impl Source {
     }
 }
 
-/// The record batches of an IPC stream or file.
+/// The record batches of an IPC stream or file, or of a Parquet file.
 pub enum Batches {
     /// A file (or a spooled input), memory-mapped.
     Mapped(IpcBatches),
     /// A stream read as it comes.
     Stream(IpcStream),
+    /// A Parquet file (or a spooled input), memory-mapped; the rows read so far and the
+    /// file's size, for progress.
+    Parquet {
+        batches: ParquetBatches,
+        rows: u64,
+        size: u64,
+    },
 }
 
 impl Batches {
@@ -455,6 +483,11 @@ impl Batches {
         match self {
             Batches::Mapped(b) => b.next().map(|r| r.map_err(|e| e.to_string())),
             Batches::Stream(s) => s.next(),
+            Batches::Parquet { batches, rows, .. } => batches.next().map(|r| {
+                r.inspect(|b| *rows += b.num_rows() as u64)
+                    // The caller names the record batch.
+                    .map_err(|e| e.kind().to_string())
+            }),
         }
     }
 
@@ -462,6 +495,15 @@ impl Batches {
         match self {
             Batches::Mapped(b) => b.position(),
             Batches::Stream(s) => s.consumed(),
+            // The share of the file's rows read.
+            Batches::Parquet {
+                batches,
+                rows,
+                size,
+            } => match batches.num_rows() {
+                0 => *size,
+                total => (*size as u128 * *rows as u128 / total as u128) as u64,
+            },
         }
     }
 }
