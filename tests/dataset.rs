@@ -255,11 +255,18 @@ fn a_tiny_budget_writes_many_parts_per_tile_and_empty_tiles_have_no_files() {
 #[test]
 fn the_writer_refuses_bad_setups_and_duplicates() {
     let dir = TempDir::new("refuse");
-    let info = TensorInfo::new([4, 4], ValueType::Float64).with_dim_names(["tile_1", "x"]);
+    for names in [["tile_1", "x"], ["x", "tile_12"]] {
+        let info = TensorInfo::new([4, 4], ValueType::Float64).with_dim_names(names);
+        let e = DatasetWriter::create(dir.path(), &info, &[2, 2], &DatasetWriteOptions::default())
+            .err()
+            .unwrap();
+        assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+    }
+    let info = TensorInfo::new([4, 4], ValueType::Float64).with_dim_names(["x", "x"]);
     let e = DatasetWriter::create(dir.path(), &info, &[2, 2], &DatasetWriteOptions::default())
         .err()
         .unwrap();
-    assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+    assert!(matches!(e.kind(), ErrorKind::DuplicateName { .. }), "{e}");
     let info = TensorInfo::new([4, 4], ValueType::Float64);
     for tile in [&[0, 2][..], &[2][..]] {
         let e = DatasetWriter::create(dir.path(), &info, tile, &DatasetWriteOptions::default())

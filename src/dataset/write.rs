@@ -116,6 +116,11 @@ pub struct DatasetWriter {
     options: DatasetWriteOptions,
     buffers: Vec<TileBuffer>,
     slots: HashMap<u64, usize>,
+    /// The slot of each tile by key when the grid is small (`u32::MAX`: none yet); `slots`
+    /// otherwise.
+    dense_slots: Option<Vec<u32>>,
+    /// `1 / tile_shape[d]`, for a division by multiplication.
+    inverses: Vec<f64>,
     last: Option<Last>,
     /// Bytes the buffers hold (their capacities).
     buffered: usize,
@@ -130,7 +135,7 @@ impl DatasetWriter {
     /// (created if missing; it must be empty).
     ///
     /// Refused: a tile extent of 0 or a rank that differs from the shape's; dimension names
-    /// that are not one per dimension, that repeat, or that are `tile_<d>` or `value`; a
+    /// that are not one per dimension, that repeat, or that are `tile_<d>` (for any `d`) or `value`; a
     /// grid of more tiles than a `u64` counts.
     pub fn create(
         dir: impl AsRef<Path>,
@@ -164,7 +169,10 @@ impl DatasetWriter {
                     note: " (dimension names must differ from each other and from \"value\")",
                 });
             }
-            if (0..rank).any(|k| *name == format!("tile_{k}")) {
+            let partition = name
+                .strip_prefix("tile_")
+                .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+            if partition {
                 return invalid(format!(
                     "dimension name {name:?} is the name of a tile partition directory"
                 ));
@@ -217,6 +225,8 @@ impl DatasetWriter {
             options: *options,
             buffers: Vec::new(),
             slots: HashMap::new(),
+            dense_slots: (acc <= DENSE_SLOTS).then(|| vec![u32::MAX; acc as usize]),
+            inverses: tile_shape.iter().map(|&t| 1.0 / t as f64).collect(),
             last: None,
             buffered: 0,
             budget,
@@ -457,19 +467,36 @@ impl DatasetWriter {
                     shape: self.info.shape.clone(),
                 });
             }
-            let i = x / t as u64;
+            let i = div(x, t as u64, self.inverses.get(d).copied().unwrap_or(0.0));
             tile.push(i as usize);
             key += i * s;
         }
-        let slot = match self.slots.get(&key) {
-            Some(&s) => s,
+        let known = match &self.dense_slots {
+            Some(v) => v
+                .get(key as usize)
+                .copied()
+                .filter(|&s| s != u32::MAX)
+                .map(|s| s as usize),
+            None => self.slots.get(&key).copied(),
+        };
+        let slot = match known {
+            Some(s) => s,
             None => {
                 let s = self.buffers.len();
                 self.buffers.push(TileBuffer {
                     tile: tile.clone(),
                     ..TileBuffer::default()
                 });
-                self.slots.insert(key, s);
+                match &mut self.dense_slots {
+                    Some(v) => {
+                        if let Some(x) = v.get_mut(key as usize) {
+                            *x = s as u32;
+                        }
+                    }
+                    None => {
+                        self.slots.insert(key, s);
+                    }
+                }
                 s
             }
         };
@@ -614,6 +641,26 @@ impl DatasetWriter {
     }
 }
 
+/// Grids of at most this many tiles find a tile's buffer by its key in a table.
+const DENSE_SLOTS: u64 = 1 << 20;
+
+/// `x / t` for `t >= 1`, by a multiplication by `inv = 1 / t` corrected to the exact
+/// quotient (exact for `x < 2^52`; a division beyond).
+#[inline]
+fn div(x: u64, t: u64, inv: f64) -> u64 {
+    if x >= 1 << 52 || inv == 0.0 {
+        return x / t;
+    }
+    let mut q = (x as f64 * inv) as u64;
+    while q > 0 && q.saturating_mul(t) > x {
+        q -= 1;
+    }
+    while (q + 1).saturating_mul(t) <= x {
+        q += 1;
+    }
+    q
+}
+
 fn invalid<T>(reason: String) -> Result<T> {
     fail(ErrorKind::InvalidArgument(reason))
 }
@@ -722,4 +769,26 @@ fn array(t: DataType, buffer: Buffer, len: usize) -> Result<ArrayRef> {
         .align_buffers(true)
         .build()?;
     Ok(make_array(data))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn division_by_multiplication_is_exact() {
+        for t in [1u64, 2, 3, 7, 500, 999, 1000, 250_000, 1 << 20, 123_456_789] {
+            let inv = 1.0 / t as f64;
+            for x in (0..5000u64).chain([
+                t - 1,
+                t,
+                t + 1,
+                3 * t - 1,
+                3 * t,
+                (1 << 52) - 1,
+                1 << 52,
+                u64::MAX,
+            ]) {
+                assert_eq!(super::div(x, t, inv), x / t, "{x} / {t}");
+            }
+        }
+    }
 }
