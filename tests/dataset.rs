@@ -318,7 +318,7 @@ fn set_manifest(dir: &Path, text: &str) {
 fn read_error(dir: &Path, options: &DatasetReadOptions) -> arrow_tensor_ipc::Error {
     match Dataset::open(dir, options) {
         Err(e) => e,
-        Ok(d) => d.read_all().err().expect("the dataset reads without error"),
+        Ok(d) => d.read_all().expect_err("the dataset reads without error"),
     }
 }
 

@@ -341,10 +341,11 @@ pub(crate) fn tile_metadata(tile: &[usize], tile_shape: &[usize], grid: &[usize]
     )
 }
 
-/// Parses a file's tile metadata: `(tile, tile_shape, grid)`; the rule broken otherwise.
-pub(crate) fn parse_tile_metadata(
-    text: &str,
-) -> std::result::Result<(Vec<usize>, Vec<usize>, Vec<usize>), String> {
+/// A file's tile metadata: `tile`, `tile_shape` and `grid`.
+pub(crate) type TileMetadata = (Vec<usize>, Vec<usize>, Vec<usize>);
+
+/// Parses a file's tile metadata; the rule broken otherwise.
+pub(crate) fn parse_tile_metadata(text: &str) -> std::result::Result<TileMetadata, String> {
     let m = match serde_json::from_str(text) {
         Ok(Value::Object(m)) => m,
         _ => {

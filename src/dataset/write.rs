@@ -251,7 +251,7 @@ impl DatasetWriter {
     pub fn write_entries(&mut self, coords: &IndexArray, values: &[u8]) -> Result<()> {
         let rank = self.info.ndim();
         let n = values.len() / self.width;
-        if values.len() % self.width != 0 || coords.len() != n * rank {
+        if !values.len().is_multiple_of(self.width) || coords.len() != n * rank {
             return fail(ErrorKind::CountMismatch {
                 what: format!(
                     "coordinates of {n} entries of rank {rank} ({} bytes of {} values)",
