@@ -45,10 +45,10 @@
 //! assert_eq!(manifest.nnz, 4);
 //!
 //! let dataset = Dataset::open(&dir, &DatasetReadOptions::default())?;
-//! // Tile (1, 1) holds rows 2..4 and columns 4..6: the value 4.0 at (3, 4), locally (1, 0).
-//! let tile = dataset.read_tile(&[1, 1])?;
-//! assert_eq!(tile.shape(), [2, 2]);
-//! assert_eq!(tile.get(&[1, 0])?, arrow_tensor_ipc::Scalar::Float64(4.0));
+//! // Tile (2, 1) holds row 4 and columns 4..6: the value 4.0 at (4, 4), locally (0, 0).
+//! let tile = dataset.read_tile(&[2, 1])?;
+//! assert_eq!(tile.shape(), [1, 2]);
+//! assert_eq!(tile.get(&[0, 0])?, arrow_tensor_ipc::Scalar::Float64(4.0));
 //! // The whole tensor, in the layout it was cut from.
 //! let back = dataset.read_all()?;
 //! assert_eq!(back.format(), SparseFormat::Csr);
