@@ -54,15 +54,25 @@ fn read(bytes: &bytes::Bytes) -> usize {
     batches.map(|b| b.expect("batch").num_rows()).sum()
 }
 
-fn inputs() -> Vec<(&'static str, RecordBatch)> {
-    let coo = inputs::sparse::<i64>(Layout::Coo, 10_000_000);
-    let coo = sparse_to_coo_table(&coo).expect("table");
-    let fixed = tensor_to_fixed_shape(&inputs::dense(256 << 20), &FixedShapeOptions::default())
+/// The two inputs, by name: built only when one of their rows is wanted.
+fn input(name: &str) -> RecordBatch {
+    if name == "coo_10m" {
+        let coo = inputs::sparse::<i64>(Layout::Coo, 10_000_000);
+        return sparse_to_coo_table(&coo).expect("table");
+    }
+    tensor_to_fixed_shape(&inputs::dense(256 << 20), &FixedShapeOptions::default())
         .expect("column")
         .into_record_batch("tensor")
-        .expect("batch");
-    vec![("coo_10m", coo), ("fixed_256mib", fixed)]
+        .expect("batch")
 }
+
+const CODECS: [(&str, ParquetCompression); 5] = [
+    ("none", ParquetCompression::None),
+    ("snappy", ParquetCompression::Snappy),
+    ("lz4", ParquetCompression::Lz4),
+    ("zstd1", ParquetCompression::Zstd(1)),
+    ("zstd3", ParquetCompression::Zstd(3)),
+];
 
 fn table_bytes(batch: &RecordBatch) -> usize {
     batch
@@ -73,11 +83,17 @@ fn table_bytes(batch: &RecordBatch) -> usize {
 }
 
 pub fn rows(cfg: &Cfg) {
-    if !cfg.wants("parquet_") {
-        return;
-    }
     let default = ParquetWriteOptions::default();
-    for (name, batch) in inputs() {
+    for name in ["coo_10m", "fixed_256mib"] {
+        let wanted = cfg.wants(&format!("parquet_write_{name}"))
+            || cfg.wants(&format!("parquet_read_{name}"))
+            || CODECS
+                .iter()
+                .any(|(c, _)| cfg.wants(&format!("parquet_codec_{c}_{name}")));
+        if !wanted {
+            continue;
+        }
+        let batch = input(name);
         let bytes = table_bytes(&batch);
         let reps = cfg.reps_for(bytes).min(7);
         let (write_op, read_op) = (
@@ -115,6 +131,27 @@ pub fn rows(cfg: &Cfg) {
                 memcpy_s: None,
                 per: "record batch in memory -> ParquetWriter (default options) into a Vec; pyarrow: pq.write_table of the same table into a BufferOutputStream, same codec; bytes: the table's columns",
             });
+            // The same bytes through arrow-rs's reader alone (one thread, no checks, batches
+            // of 2^20 rows), to tell the parquet crate's decoding from ours.
+            let raw = time(reps, || {
+                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file.clone())
+                    .expect("open")
+                    .with_batch_size(1 << 20)
+                    .build()
+                    .expect("reader")
+                    .map(|b| b.expect("batch").num_rows())
+                    .sum::<usize>()
+            });
+            let one_thread = time(reps, || {
+                let options = ParquetReadOptions::default().with_threads(1);
+                ParquetBatches::try_new(file.clone(), &options)
+                    .expect("open")
+                    .map(|b| b.expect("batch").num_rows())
+                    .sum::<usize>()
+            });
+            println!(
+                "{{\"op\":\"{read_op}_detail\",\"ours_s\":{ours_read:.6e},\"ours_one_thread_s\":{one_thread:.6e},\"arrow_rs_alone_s\":{raw:.6e},\"pyarrow_s\":{py_read:.6e}}}"
+            );
             emit(Row {
                 op: read_op,
                 bytes,
@@ -125,13 +162,7 @@ pub fn rows(cfg: &Cfg) {
             });
         }
         // The codec sweep behind the default (ours only).
-        for (codec, compression) in [
-            ("none", ParquetCompression::None),
-            ("snappy", ParquetCompression::Snappy),
-            ("lz4", ParquetCompression::Lz4),
-            ("zstd1", ParquetCompression::Zstd(1)),
-            ("zstd3", ParquetCompression::Zstd(3)),
-        ] {
+        for (codec, compression) in CODECS {
             let op = format!("parquet_codec_{codec}_{name}");
             if !cfg.wants(&op) {
                 continue;

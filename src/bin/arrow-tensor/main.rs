@@ -194,8 +194,8 @@ enum Command {
     },
     /// Decode every message or tensor of IN and write it again to OUT. OUT may also be a
     /// Matrix Market (.mtx), FROSTT (.tns), NumPy (.npy) or scipy save_npz (.npz) file,
-    /// chosen by its extension; such a file holds one tensor. `-` is standard input or
-    /// output.
+    /// chosen by its extension; such a file holds one tensor. A .parquet OUT is a Parquet
+    /// file of record batches (see --format). `-` is standard input or output.
     #[command(after_help = INPUTS_HELP)]
     Convert {
         #[command(flatten)]

@@ -48,7 +48,10 @@
 //! assert_eq!(batches.schema(), &table.schema()); // with the COO-table metadata
 //! let read = batches.next().unwrap()?;
 //! assert!(batches.next().is_none());
-//! assert_eq!(coo_table_to_sparse(&read, None)?.to_dense()?, tensor.to_dense()?);
+//! let back = coo_table_to_sparse(&read, None)?;
+//! assert_eq!(back.shape(), &[3, 4]);
+//! let dense = back.to_dense()?;
+//! assert_eq!(dense.as_slice::<f64>().unwrap()[7], 2.5); // row 1, column 3
 //! # Ok::<(), arrow_tensor_ipc::Error>(())
 //! ```
 

@@ -12,7 +12,9 @@ use parquet::arrow::arrow_reader::{
     ParquetRecordBatchReaderBuilder,
 };
 use parquet::file::metadata::ParquetMetaDataReader;
+use std::collections::VecDeque;
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 /// Options of [`ParquetBatches`].
 ///
@@ -40,6 +42,11 @@ pub struct ParquetReadOptions {
     pub max_columns: usize,
     /// Most rows accepted in a file. Default 2^40.
     pub max_rows: u64,
+    /// Threads decoding row groups ahead of the batches returned (each decodes one whole
+    /// row group at a time, so memory holds up to this many decoded row groups). Default
+    /// 0: one per core, at most 8. A file of one row group is decoded on the caller's
+    /// thread.
+    pub threads: usize,
     /// Deepest nesting of groups accepted in the Parquet schema (checked before the
     /// `parquet` crate builds the schema, recursively). Default 64; a tensor column
     /// nests 3 or 4 deep.
@@ -55,6 +62,7 @@ impl Default for ParquetReadOptions {
             max_columns: 1 << 16,
             max_rows: 1 << 40,
             max_schema_depth: 64,
+            threads: 0,
         }
     }
 }
@@ -84,6 +92,12 @@ impl ParquetReadOptions {
         self
     }
 
+    /// Sets [`ParquetReadOptions::threads`] (0: one per core, at most 8).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
     /// Sets [`ParquetReadOptions::max_schema_depth`].
     pub fn with_max_schema_depth(mut self, depth: usize) -> Self {
         self.max_schema_depth = depth;
@@ -104,13 +118,96 @@ pub struct ParquetBatches {
     schema: SchemaRef,
     num_rows: u64,
     /// `None` once the batches are exhausted or an error stopped them.
-    reader: Option<ParquetRecordBatchReader>,
+    reader: Option<Decoder>,
     /// Batches returned so far.
     batches: u64,
     /// Rows returned so far.
     rows_read: u64,
     /// Rows per batch.
     batch_rows: u64,
+}
+
+/// How the batches are decoded.
+enum Decoder {
+    /// One reader over every row group, on the caller's thread.
+    Sequential(ParquetRecordBatchReader),
+    /// Row groups decoded ahead on worker threads, returned in order.
+    Parallel(Box<Parallel>),
+}
+
+/// Row groups decoded ahead on worker threads.
+struct Parallel {
+    data: Bytes,
+    arrow: ArrowReaderMetadata,
+    batch_rows: usize,
+    /// The first row of each row group, and the file's rows at the end.
+    starts: Vec<u64>,
+    /// The next row group to hand to a worker.
+    next_group: usize,
+    threads: usize,
+    /// Row groups being decoded, in order: (row group, its worker).
+    pending: VecDeque<(usize, JoinHandle<Result<Vec<RecordBatch>>>)>,
+    /// Decoded batches of the row group being returned.
+    ready: VecDeque<RecordBatch>,
+}
+
+impl Parallel {
+    /// `row group G (rows A..B)`.
+    fn part(&self, group: usize) -> String {
+        let start = self.starts.get(group).copied().unwrap_or(0);
+        let end = self.starts.get(group + 1).copied().unwrap_or(start);
+        format!("row group {group} (rows {start}..{end})")
+    }
+
+    /// Starts workers until `threads` row groups are being decoded.
+    fn spawn(&mut self) {
+        while self.pending.len() < self.threads && self.next_group + 1 < self.starts.len() {
+            let group = self.next_group;
+            self.next_group += 1;
+            let part = self.part(group);
+            let (data, arrow, rows) = (self.data.clone(), self.arrow.clone(), self.batch_rows);
+            let worker = std::thread::spawn(move || {
+                contain(
+                    || part.clone(),
+                    || -> std::result::Result<Vec<RecordBatch>, String> {
+                        let reader =
+                            ParquetRecordBatchReaderBuilder::new_with_metadata(data, arrow)
+                                .with_row_groups(vec![group])
+                                .with_batch_size(rows)
+                                .build()
+                                .map_err(|e| e.to_string())?;
+                        reader
+                            .collect::<std::result::Result<Vec<_>, _>>()
+                            .map_err(|e| e.to_string())
+                    },
+                )?
+                .or_else(|reason| invalid(part.clone(), reason))
+            });
+            self.pending.push_back((group, worker));
+        }
+    }
+
+    fn next(&mut self) -> Option<Result<RecordBatch>> {
+        loop {
+            if let Some(b) = self.ready.pop_front() {
+                return Some(Ok(b));
+            }
+            self.spawn();
+            let (group, worker) = self.pending.pop_front()?;
+            match worker.join() {
+                Ok(Ok(batches)) => self.ready.extend(batches),
+                Ok(Err(e)) => return Some(Err(e)),
+                // The worker's own panics are contained: this is one outside the
+                // parquet crate.
+                Err(_) => {
+                    return Some(invalid(
+                        self.part(group),
+                        "the thread decoding it stopped without a result",
+                    ))
+                }
+            }
+        }
+    }
 }
 
 /// Bytes of uncompressed data a batch holds by default.
@@ -154,22 +251,52 @@ impl ParquetBatches {
             || ArrowReaderMetadata::try_new(Arc::new(metadata), ArrowReaderOptions::new()),
         )?
         .or_else(|e| invalid("footer (Arrow schema)", e.to_string()))?;
-        let schema = match stored_schema(arrow.metadata()) {
+        let stored = contain(
+            || "footer (ARROW:schema)".to_string(),
+            || stored_schema(arrow.metadata()),
+        )?;
+        let schema = match stored {
             Some(stored) => with_stored_nullability(arrow.schema(), &stored),
             None => arrow.schema().clone(),
         };
         for field in schema.fields() {
             check_type(field.name(), field.data_type(), options.limits.max_rank, 0)?;
         }
-        let reader = contain(
-            || "row groups".to_string(),
-            || {
-                ParquetRecordBatchReaderBuilder::new_with_metadata(data, arrow)
-                    .with_batch_size(batch_rows)
-                    .build()
-            },
-        )?
-        .or_else(|e| invalid("row groups", e.to_string()))?;
+        let groups = arrow.metadata().num_row_groups();
+        let threads = match options.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+            n => n,
+        };
+        let reader = if threads > 1 && groups > 1 {
+            let mut starts = Vec::with_capacity(groups + 1);
+            let mut at = 0u64;
+            starts.push(0);
+            for g in arrow.metadata().row_groups() {
+                at = at.saturating_add(g.num_rows().max(0) as u64);
+                starts.push(at);
+            }
+            Decoder::Parallel(Box::new(Parallel {
+                data,
+                arrow,
+                batch_rows,
+                starts,
+                next_group: 0,
+                threads,
+                pending: VecDeque::new(),
+                ready: VecDeque::new(),
+            }))
+        } else {
+            let reader = contain(
+                || "row groups".to_string(),
+                || {
+                    ParquetRecordBatchReaderBuilder::new_with_metadata(data, arrow)
+                        .with_batch_size(batch_rows)
+                        .build()
+                },
+            )?
+            .or_else(|e| invalid("row groups", e.to_string()))?;
+            Decoder::Sequential(reader)
+        };
         Ok(ParquetBatches {
             schema,
             num_rows,
@@ -245,7 +372,16 @@ impl Iterator for ParquetBatches {
         );
         let end = end.min(self.num_rows);
         let part = || format!("rows {start}..{end}");
-        let result = match contain(part, || reader.next()) {
+        let next = match reader {
+            Decoder::Sequential(reader) => match contain(part, || reader.next()) {
+                Ok(Some(Ok(b))) => Ok(Some(Ok(b))),
+                Ok(Some(Err(e))) => Ok(Some(invalid(part(), e.to_string()))),
+                Ok(None) => Ok(None),
+                Err(e) => Err(e),
+            },
+            Decoder::Parallel(p) => Ok(p.next()),
+        };
+        let result = match next {
             // The parquet crate's batches carry the fields but not the schema's metadata.
             Ok(Some(Ok(b))) => self.restore(b).map_err(|e| match e.into_kind() {
                 kind @ (ErrorKind::InvalidColumn { .. } | ErrorKind::NullCell { .. }) => {
@@ -257,7 +393,7 @@ impl Iterator for ParquetBatches {
                 }
                 .into(),
             }),
-            Ok(Some(Err(e))) => invalid(part(), e.to_string()),
+            Ok(Some(Err(e))) => Err(e),
             Ok(None) => {
                 self.reader = None;
                 return None;
