@@ -6,8 +6,8 @@
 # is timed and its peak RssAnon sampled every 50 ms from /proc/PID/status (mapped file
 # pages do not count). Files go to $BENCH_DIR (default /tmp/bench-tile).
 #
-# Needs: a release build with the `cli` feature, and a Python with numpy, duckdb and
-# pyarrow ($PYTHON, default .venv/bin/python).
+# Needs: rustc (the generator, scripts/gen_tile_input.rs, is std only), and a Python with
+# duckdb and pyarrow ($PYTHON, default .venv/bin/python).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-10000000}
@@ -21,8 +21,10 @@ BIN=target/release/arrow-tensor
 
 TNS=$DIR/frostt-$N.tns
 MTX=$DIR/matrix-$N.mtx
-[ -s "$TNS" ] || { echo "generating $TNS"; "$PYTHON" $HELPER gen-tns "$TNS" "$N"; }
-[ -s "$MTX" ] || { echo "generating $MTX"; "$PYTHON" $HELPER gen-mtx "$MTX" "$N"; }
+GEN=$DIR/gen_tile_input
+[ -x "$GEN" ] || rustc -O -o "$GEN" scripts/gen_tile_input.rs
+[ -s "$TNS" ] || { echo "generating $TNS"; "$GEN" tns "$TNS" "$N"; }
+[ -s "$MTX" ] || { echo "generating $MTX"; "$GEN" mtx "$MTX" "$N"; }
 ls -l "$TNS" "$MTX"
 uptime
 

@@ -1,49 +1,15 @@
-"""Helpers of scripts/bench-tile.sh: generate FROSTT and Matrix Market files, tile them
-with DuckDB or pyarrow, and measure a command's time and peak anonymous memory.
+"""Helpers of scripts/bench-tile.sh: tile a FROSTT or Matrix Market file with DuckDB or
+pyarrow, and measure a command's time and peak anonymous memory.
 
-    python bench_tile.py gen-tns FILE N            N distinct entries of a 2000^3 tensor
-    python bench_tile.py gen-mtx FILE N            N distinct entries of a 10^6 x 10^6 matrix
     python bench_tile.py duckdb FILE DIR T0,T1,..  DuckDB COPY ... PARTITION_BY, 2 threads
     python bench_tile.py pyarrow FILE DIR T0,T1,.. pyarrow.csv streaming + write_dataset
     python bench_tile.py measure CMD ARGS...       wall time and peak RssAnon (sampled every
                                                    50 ms from /proc/PID/status)
 """
 
-import os
 import subprocess
 import sys
 import time
-
-import numpy as np
-
-CHUNK = 2_000_000
-PRIME = 1_000_000_007
-
-
-def distinct(total, n, start):
-    """Entries start..start+n of an injective walk over 0..total."""
-    i = np.arange(start, start + n, dtype=np.uint64)
-    return (i * np.uint64(PRIME) + np.uint64(12345)) % np.uint64(total)
-
-
-def generate(path, n, shape, header):
-    total = 1
-    for d in shape:
-        total *= d
-    rng = np.random.default_rng(1)
-    fmt = " ".join(["%d"] * len(shape)) + " %.6f"
-    with open(path, "w") as f:
-        if header:
-            f.write(header)
-        for start in range(0, n, CHUNK):
-            k = distinct(total, min(CHUNK, n - start), start)
-            cols = []
-            for d in reversed(shape):
-                cols.append(k % np.uint64(d) + np.uint64(1))
-                k //= np.uint64(d)
-            cols.reverse()
-            values = rng.random(len(cols[0]))
-            np.savetxt(f, np.column_stack(cols + [values]), fmt=fmt)
 
 
 def layout(path):
@@ -138,13 +104,7 @@ def measure(cmd):
 
 def main():
     what = sys.argv[1]
-    if what == "gen-tns":
-        generate(sys.argv[2], int(sys.argv[3]), [2000, 2000, 2000], None)
-    elif what == "gen-mtx":
-        n = int(sys.argv[3])
-        generate(sys.argv[2], n, [1_000_000, 1_000_000],
-                 f"%%MatrixMarket matrix coordinate real general\n1000000 1000000 {n}\n")
-    elif what == "duckdb":
+    if what == "duckdb":
         duckdb_tile(sys.argv[2], sys.argv[3], [int(t) for t in sys.argv[4].split(",")])
     elif what == "pyarrow":
         pyarrow_tile(sys.argv[2], sys.argv[3], [int(t) for t in sys.argv[4].split(",")])
