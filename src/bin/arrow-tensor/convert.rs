@@ -276,19 +276,23 @@ pub fn run(
         ));
         return Ok(Outcome::Failed);
     }
-    let mut opened = match input::open(input) {
-        Ok(i) => i,
-        Err(e) => {
-            report(e);
-            return Ok(Outcome::Failed);
-        }
-    };
-    let name = opened.name.clone();
-    let mut source = match Source::open(&mut opened, read_options, message_options, file_options) {
-        Ok(s) => s,
-        Err(e) => {
-            report(e);
-            return Ok(Outcome::Failed);
+    // A tiled dataset (a directory holding `_tensor.json`) is reassembled whole.
+    let (name, size, mut source) = if let Some(dir) = input::dataset_dir(input) {
+        (dir.display().to_string(), 0, Source::dataset(dir))
+    } else {
+        let mut opened = match input::open(input) {
+            Ok(i) => i,
+            Err(e) => {
+                report(e);
+                return Ok(Outcome::Failed);
+            }
+        };
+        match Source::open(&mut opened, read_options, message_options, file_options) {
+            Ok(s) => (opened.name.clone(), opened.size(), s),
+            Err(e) => {
+                report(e);
+                return Ok(Outcome::Failed);
+            }
         }
     };
     let output_name = if to_stdout {
@@ -316,7 +320,7 @@ pub fn run(
     );
     let mut count = 0u64;
     let mut failure = None;
-    let bar = Mutex::new(Progress::new(opened.size(), progress));
+    let bar = Mutex::new(Progress::new(size, progress));
     let draw = |done: u64, count: u64, stage: &str| {
         bar.lock()
             .unwrap_or_else(PoisonError::into_inner)

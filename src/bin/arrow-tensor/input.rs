@@ -12,6 +12,7 @@
 use crate::files::{self, FileOptions};
 use crate::ipc_stream::IpcStream;
 use crate::read::{self, FileMessages};
+use arrow_tensor_ipc::dataset::{Dataset, DatasetReadOptions, MANIFEST_FILE};
 use arrow_tensor_ipc::formats::detect::{self, detect, FileKind};
 use arrow_tensor_ipc::formats::FileFormat;
 use arrow_tensor_ipc::record_batch::{
@@ -85,7 +86,9 @@ pub fn open(path: &Path) -> Result<Input, String> {
             .metadata()
             .map_err(|e| format!("{name}: cannot open: {e}"))?;
         if meta.is_dir() {
-            return Err(format!("{name}: is a directory"));
+            return Err(format!(
+                "{name}: is a directory (not a tiled dataset: it holds no {MANIFEST_FILE})"
+            ));
         }
         if meta.is_file() {
             peek(&mut &file, &mut prefix).map_err(|e| format!("{name}: cannot read: {e}"))?;
@@ -262,6 +265,9 @@ impl EntryError {
 pub enum Source {
     /// Tensor messages.
     Messages(FileMessages),
+    /// A tiled dataset (a directory holding `_tensor.json`), reassembled in the layout its
+    /// manifest records on the first call of `next`.
+    Dataset { dir: PathBuf, read: bool },
     /// The tensor of a Matrix Market, FROSTT or `.npy` file, or the tensors of an `.npz`
     /// file, read on the first call of `next`.
     File {
@@ -282,7 +288,20 @@ pub enum Source {
     },
 }
 
+/// `path` when it is a directory holding a tiled dataset's manifest (`_tensor.json`).
+pub fn dataset_dir(path: &Path) -> Option<&Path> {
+    (!is_stdio(path) && path.is_dir() && path.join(MANIFEST_FILE).is_file()).then_some(path)
+}
+
 impl Source {
+    /// The tensor of the tiled dataset in `dir`.
+    pub fn dataset(dir: &Path) -> Source {
+        Source::Dataset {
+            dir: dir.to_path_buf(),
+            read: false,
+        }
+    }
+
     /// The tensors of `input`.
     pub fn open(
         input: &mut Input,
@@ -355,6 +374,7 @@ impl Source {
     pub fn consumed(&self) -> u64 {
         match self {
             Source::Messages(m) => m.consumed(),
+            Source::Dataset { .. } => 0,
             Source::Batches { batches, .. } => batches.position(),
             Source::File { read, size, .. } => {
                 if *read {
@@ -373,6 +393,28 @@ impl Source {
         progress: &(dyn Fn(u64) + Sync),
     ) -> Option<Result<Entry, EntryError>> {
         match self {
+            Source::Dataset { dir, read } => {
+                if std::mem::replace(read, true) {
+                    return None;
+                }
+                let options = DatasetReadOptions::default().with_limits(*limits);
+                #[allow(unsafe_code)]
+                // SAFETY: the CLI's contract (stated in its help and the README): input
+                // files are not modified or truncated while a command reads them.
+                let tensor = unsafe { Dataset::open_mmap(dir.as_path(), &options) }
+                    .and_then(|d| d.read_all());
+                Some(match tensor {
+                    Ok(t) => Ok(Entry::Tensor {
+                        at: "the dataset".into(),
+                        message: Message::SparseTensor(t),
+                    }),
+                    Err(e) => Err(EntryError {
+                        offset: None,
+                        at: String::new(),
+                        description: e.to_string(),
+                    }),
+                })
+            }
             Source::File {
                 format,
                 path,

@@ -78,6 +78,18 @@
 //!   A progress bar (`indicatif`: input bytes read, rate, time left, messages written,
 //!   current step) goes to standard error for inputs of 64 MiB or more when it is a
 //!   terminal; `--progress` forces it, `--no-progress` turns it off.
+//! - `tile IN DIR --tile-shape D0,D1,...` cuts the one tensor of `IN` (any input above; a
+//!   COO table in several record batches is one tensor) into a tiled dataset in `DIR`
+//!   (created; it must be empty): Hive-style directories `tile_0=i/tile_1=j/` of Parquet
+//!   COO tables with global coordinates and a manifest `_tensor.json` written last (the
+//!   format: `docs/dataset-format.md`). It streams: Matrix Market and FROSTT files are
+//!   parsed a batch at a time, and entries are buffered per tile and written as sorted part
+//!   files whenever the buffers fill their share of `--memory` (default 512M), so anonymous
+//!   memory stays bounded whatever the input size; `--threads N` (default one per core)
+//!   parses and encodes on N threads. `--shape` gives a FROSTT file's shape (else the file
+//!   is read twice, the first time for its extent). `convert DIR OUT` reassembles a dataset
+//!   (a directory holding `_tensor.json`) into any output, in the layout it was cut from
+//!   unless `--to` says otherwise.
 //!
 //! Every subcommand validates strictly (every rule of the format and of the sparse layouts)
 //! unless `--permissive` is given, in which case only what safe reading needs is checked.
@@ -96,6 +108,7 @@ mod ipc_stream;
 mod json;
 mod progress;
 mod read;
+mod tile;
 mod validate;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -251,6 +264,41 @@ enum Command {
         #[arg(value_name = "OUT")]
         output: PathBuf,
     },
+    /// Cut the one tensor of IN into a tiled dataset in DIR: Parquet COO tables with global
+    /// coordinates in Hive-style directories tile_0=i/tile_1=j/..., and a manifest
+    /// _tensor.json written last. Streams: memory stays under --memory.
+    #[command(after_help = INPUTS_HELP)]
+    Tile {
+        #[command(flatten)]
+        read: ReadArgs,
+        /// The extent of a tile along each dimension, e.g. `1000,1000`.
+        #[arg(long, value_name = "D0,D1,...", value_delimiter = ',', required = true)]
+        tile_shape: Vec<usize>,
+        /// The memory budget for buffered entries and the tiles being written: bytes, or
+        /// with a K, M, G suffix (powers of 1024).
+        #[arg(long, value_name = "SIZE", default_value = "512M")]
+        memory: String,
+        /// Threads that parse the input and encode tiles (0, the default: one per core, at
+        /// most 8).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        threads: usize,
+        /// FROSTT input: the tensor's shape (default: the largest coordinate of each
+        /// dimension, found by a first pass over the file).
+        #[arg(long, value_name = "D0,D1,...", value_delimiter = ',')]
+        shape: Option<Vec<usize>>,
+        /// Matrix Market input: keep a symmetric or skew-symmetric matrix as stored.
+        #[arg(long)]
+        as_stored: bool,
+        /// The tensor column to read from a record-batch input with several.
+        #[arg(long, value_name = "NAME")]
+        column: Option<String>,
+        /// Input (`-`: standard input).
+        #[arg(value_name = "IN")]
+        input: PathBuf,
+        /// The dataset's directory (created; it must be empty).
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 /// Output of `convert --format`.
@@ -357,6 +405,43 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
             file,
         } => dump::run(&file, read.options(), out),
         Command::Validate { read, files } => validate::run(&files, read.options(), out),
+        Command::Tile {
+            read,
+            tile_shape,
+            memory,
+            threads,
+            shape,
+            as_stored,
+            column,
+            input,
+            dir,
+        } => {
+            let memory = match tile::parse_size(&memory) {
+                Ok(m) => m,
+                Err(e) => {
+                    report(format_args!("--memory: {e}"));
+                    return Ok(Outcome::Failed);
+                }
+            };
+            let read_options = read.options();
+            let job = tile::TileJob {
+                input,
+                dir,
+                tile_shape,
+                memory,
+                threads,
+                file_options: files::FileOptions {
+                    as_stored,
+                    shape,
+                    threads,
+                    validation: read_options.validation,
+                    ..files::FileOptions::default()
+                },
+                read_options,
+                column,
+            };
+            tile::run(job, out)
+        }
         Command::Convert {
             read,
             allow_non_arrow,
