@@ -169,8 +169,10 @@ def read_manifest(root: str) -> Manifest:
     if not isinstance(listed, list):
         raise _bad(path, '"tiles" is not an array')
     n_tiles = math.prod(grid)
-    if len(listed) > min(n_tiles, MAX_FILES):
-        raise _bad(path, f"{len(listed)} tiles listed for a grid of {n_tiles}", "limit_exceeded")
+    if len(listed) > n_tiles:
+        raise _bad(path, f"{len(listed)} tiles listed for a grid of {n_tiles}", "inconsistent")
+    if len(listed) > MAX_FILES:
+        raise _bad(path, f"{len(listed)} tiles listed, over {MAX_FILES}", "limit_exceeded")
     tiles: dict = {}
     total = 0
     n_files = 0
