@@ -369,12 +369,11 @@ def linear_order(cols: list[np.ndarray], shape: Sequence[int], what: str = "the 
     if n < 2:
         return np.empty(0, dtype=np.intp)
     if math.prod(shape) <= 2**63 - 1:
-        key = np.zeros(n, dtype=np.int64)
-        for c, d in zip(cols, shape):
-            key *= d
-            key += c
-        inc = key[1:] > key[:-1]
-        if inc.all():
+        key = np.array(cols[0], dtype=np.int64)
+        for c, d in zip(cols[1:], shape[1:]):
+            np.multiply(key, d, out=key)
+            np.add(key, c, out=key)
+        if np.greater(key[1:], key[:-1]).all():
             return np.empty(0, dtype=np.intp)
         perm = np.argsort(key, kind="stable")
         skey = key[perm]

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -363,3 +364,69 @@ def test_manifest_not_json_or_absent(tmp_path: Path) -> None:
     with pytest.raises(ati.ArrowTensorError) as e:
         atd.read_dataset(tmp_path / "ds")
     assert e.value.kind == "io"
+
+
+# ---------------------------------------------------------------------------------------
+# Datasets of the CLI (`arrow-tensor tile` and `arrow-tensor convert DIR OUT`).
+
+
+@pytest.fixture(scope="module")
+def cli() -> Path:
+    """The `arrow-tensor` binary: $ARROW_TENSOR_CLI, else built by cargo with the feature
+    set of scripts/test.sh (a no-op after its `cargo test --all-features`)."""
+    given = os.environ.get("ARROW_TENSOR_CLI")
+    if given:
+        return Path(given)
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run(
+        ["cargo", "build", "--quiet", "--all-features", "--bin", "arrow-tensor"],
+        cwd=root,
+        check=True,
+        timeout=1800,
+    )
+    return root / "target" / "debug" / "arrow-tensor"
+
+
+def write_on(client: Any, arr: Any, path: Path) -> None:
+    """``write_dataset`` with ``client`` as the scheduler, bounded."""
+
+    def go() -> None:
+        with client.as_current():
+            atd.write_dataset(arr, path)
+
+    bounded(go)
+
+
+def run_cli(cli: Path, *args: object) -> None:
+    p = subprocess.run([str(cli), *map(str, args)], capture_output=True, timeout=WAIT)
+    assert p.returncode == 0, p.stderr.decode()
+
+
+def test_dask_computes_on_a_dataset_the_cli_tiled(cli: Path, client: Any, tmp_path: Path) -> None:
+    import scipy.io
+
+    m = matrix(13, (900, 700), 0.02)
+    scipy.io.mmwrite(tmp_path / "m.mtx", sp.coo_matrix(m))
+    run_cli(cli, "tile", tmp_path / "m.mtx", tmp_path / "ds", "--tile-shape", "256,300")
+    arr = atd.read_dataset(tmp_path / "ds")
+    assert arr.chunks == ((256, 256, 256, 132), (300, 300, 100))
+    v = np.random.default_rng(8).random(700)
+    y, rows = bounded(lambda: client.compute([arr.dot(v), arr.sum(axis=1)], sync=True))
+    np.testing.assert_allclose(y, m @ v, rtol=1e-12)
+    np.testing.assert_allclose(rows.todense(), m.sum(axis=1), rtol=1e-12)
+
+
+def test_the_cli_reassembles_a_dataset_dask_wrote(cli: Path, client: Any, tmp_path: Path) -> None:
+    import scipy.io
+
+    m = matrix(17, (500, 300), 0.03)
+    arr = da.from_array(m.toarray(), chunks=(128, 128))
+    write_on(client, arr, tmp_path / "ds")
+    run_cli(cli, "convert", tmp_path / "ds", tmp_path / "out.mtx")
+    back = scipy.io.mmread(tmp_path / "out.mtx")
+    assert back.shape == m.shape and abs(sp.csr_array(back) - m).max() == 0
+    x = sparse.random((30, 20, 10), density=0.1, random_state=4, format="coo")
+    write_on(client, da.from_array(x, chunks=(8, 8, 8), asarray=False), tmp_path / "t")
+    run_cli(cli, "convert", tmp_path / "t", tmp_path / "t.arrows")
+    (msg,) = ati.read(tmp_path / "t.arrows")
+    assert msg.shape == (30, 20, 10) and np.array_equal(msg.to_numpy(), x.todense())
