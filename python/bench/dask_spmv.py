@@ -4,7 +4,7 @@
     python python/bench/dask_spmv.py --nnz 10000000 --dir /tmp/spmv10m
     python python/bench/dask_spmv.py --nnz 100000000 --dir /tmp/spmv100m
 
-The matrix is n x n with about 100 stored values per row (n = nnz / 100), cut into
+The matrix is n x n with 100 stored values per row (n = nnz / 100), cut into
 ``--tiles`` row tiles; it is generated tile by tile by Dask and written with
 ``write_dataset`` (so no process ever holds all of it) when ``DIR`` has no manifest.
 Prints the time of each side (best of ``--runs`` after one warm-up run, which also pays
@@ -33,10 +33,13 @@ from arrow_tensor_ipc._dataset import TileSpec, read_manifest, read_tile_coo
 
 
 def gen_block(i: int, rows: int, n: int, per_row: int, seed: int) -> sparse.COO:
+    """Rows of ``per_row`` values, one at a random column in each of ``per_row`` equal
+    bands of columns (so sorted and unique by construction)."""
     rng = np.random.default_rng(seed + i)
-    key = np.unique(rng.integers(0, rows * n, rows * per_row, dtype=np.int64))
-    coords = np.stack([key // n, key % n])
-    return sparse.COO(coords, rng.random(len(key)), shape=(rows, n), sorted=True,
+    band = n // per_row
+    cols = rng.integers(0, band, (rows, per_row)) + np.arange(per_row) * band
+    coords = np.stack([np.repeat(np.arange(rows), per_row), cols.reshape(-1)])
+    return sparse.COO(coords, rng.random(rows * per_row), shape=(rows, n), sorted=True,
                       has_duplicates=False)  # fmt: skip
 
 
