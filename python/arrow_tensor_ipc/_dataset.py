@@ -444,34 +444,34 @@ def read_tile_coo(spec: TileSpec) -> tuple[np.ndarray, np.ndarray]:
                 position=f"file {path}",
             )
         for d, (name, (lo, hi)) in enumerate(zip(names, bounds)):
-            a = table.column(d).to_numpy().astype(np.int64, copy=False)
-            if a.size:
-                outside = (a < lo) | (a >= hi)
-                if outside.any():
-                    row = int(np.argmax(outside))
-                    raise error(
-                        "coordinate_out_of_range",
-                        f"{path}: row {row} has {name} = {int(a[row])}, outside its tile "
-                        f"{list(spec.tile)} ([{lo}, {hi}))",
-                        position=f"file {path}, row {row}",
-                        column=name,
-                        row=row,
-                    )
-            cols[d].append(a - lo if lo else a)
+            a = table.column(d).to_numpy()
+            if a.size and (int(a.min()) < lo or int(a.max()) >= hi):
+                row = int(np.argmax((a < lo) | (a >= hi)))
+                raise error(
+                    "coordinate_out_of_range",
+                    f"{path}: row {row} has {name} = {int(a[row])}, outside its tile "
+                    f"{list(spec.tile)} ([{lo}, {hi}))",
+                    position=f"file {path}, row {row}",
+                    column=name,
+                    row=row,
+                )
+            cols[d].append(a)
         vals.append(table.column(rank).to_numpy())
     extents = [hi - lo for lo, hi in bounds]
     if not vals:
         return np.zeros((rank, 0), dtype=np.int64), np.zeros(0, dtype=DTYPES[spec.value_type])
-    local = [np.concatenate(c) if len(c) > 1 else c[0] for c in cols]
     values = np.concatenate(vals) if len(vals) > 1 else vals[0]
+    # Local int64 coordinates, one converting pass per column.
+    coords = np.empty((rank, len(values)), dtype=np.int64)
+    for d, ((lo, _), parts) in enumerate(zip(bounds, cols)):
+        a = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        np.subtract(a, lo, out=coords[d], dtype=np.int64)
     what = os.path.join(spec.root, spec.files[0][0]) if len(spec.files) == 1 else (
         f"tile {list(spec.tile)} of {spec.root}"
     )
-    perm = linear_order(local, extents, what)
-    coords = np.empty((rank, len(values)), dtype=np.int64)
-    for d, c in enumerate(local):
-        coords[d] = c[perm] if perm.size else c
+    perm = linear_order(list(coords), extents, what)
     if perm.size:
+        coords = coords[:, perm]
         values = values[perm]
     return coords, values
 
