@@ -32,6 +32,14 @@
 //! doing the same job, timed by `examples/common/pyarrow_record_batch.py` in `.venv`), and
 //! sparse tensors to COO tables and back.
 //!
+//! With `--features parquet` it also times Parquet (`examples/common/parquet_rows.rs`):
+//! rows `parquet_write_coo_10m`, `parquet_read_coo_10m`, `parquet_write_fixed_256mib`,
+//! `parquet_read_fixed_256mib` (a 10M-nnz 3-D COO table and a 256 MiB fixed-shape float64
+//! column written to and read from a Parquet file in memory; `arrow_s` is
+//! `pyarrow.parquet` on the same table and the same file, with the same codec, timed by
+//! `examples/common/pyarrow_parquet.py`), then `parquet_codec_*` lines (ours only: write
+//! and read seconds and file size per codec).
+//!
 //! Both sides allocate through mimalloc (the allocator of Arrow C++'s default memory pool
 //! in the pyarrow wheels).
 
@@ -56,6 +64,10 @@ use inputs::{Layout, LAYOUTS};
 #[cfg(feature = "record-batch")]
 #[path = "common/record_batch_rows.rs"]
 mod record_batch_rows;
+
+#[cfg(feature = "parquet")]
+#[path = "common/parquet_rows.rs"]
+mod parquet_rows;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -637,6 +649,10 @@ fn main() {
     }
     #[cfg(not(feature = "record-batch"))]
     eprintln!("compare: built without feature `record-batch`: record-batch rows skipped");
+    #[cfg(feature = "parquet")]
+    parquet_rows::rows(&cfg);
+    #[cfg(not(feature = "parquet"))]
+    eprintln!("compare: built without feature `parquet`: Parquet rows skipped");
     #[cfg(feature = "mmap")]
     if cfg.only.is_none() {
         // Peak RSS of decoding the largest dense message from a memory map.

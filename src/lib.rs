@@ -28,6 +28,8 @@
 //!   Arrow IPC streams and files;
 //! - file formats ([`formats`], one feature each): Matrix Market `.mtx` (`matrix-market`),
 //!   FROSTT `.tns` (`frostt`), NumPy `.npy` and `.npz` (`npy`);
+//! - tiled datasets (module `dataset`, feature `parquet`): one tensor as a directory of
+//!   Parquet COO tables cut along a grid of tiles, written and read tile by tile;
 //! - integrations ([`integrations`]): `ndarray` arrays and `sprs` matrices (features
 //!   `ndarray` and `sprs`);
 //! - the `arrow-tensor` command-line tool (feature `cli`).
@@ -93,6 +95,8 @@ mod array;
 mod codec;
 pub mod convert;
 mod custom_metadata;
+#[cfg(feature = "parquet")]
+pub mod dataset;
 mod error;
 pub mod formats;
 mod gen;

@@ -437,6 +437,57 @@ pub enum ErrorKind {
         reason: String,
     },
 
+    /// A Parquet file that breaks the format's rules or a check of this crate's reader: bad
+    /// magic bytes, a footer that does not fit the file, metadata that does not decode, a
+    /// column chunk outside the file, a page that does not decode.
+    #[error("Parquet {part}: {reason}")]
+    InvalidParquet {
+        /// Where in the file: `"footer"`, `"row group 2, column \"value\""`, ...
+        part: String,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// The `parquet` crate panicked while decoding a file; the panic was contained at this
+    /// crate's reader and the reader stops.
+    #[error("the parquet crate panicked reading {part}: {message}")]
+    ParquetPanicked {
+        /// What was being read.
+        part: String,
+        /// The panic's message.
+        message: String,
+    },
+
+    /// The `parquet` crate failed writing a file.
+    #[cfg(feature = "parquet")]
+    #[error("Parquet: {0}")]
+    Parquet(#[from] ::parquet::errors::ParquetError),
+
+    /// A tiled dataset (`docs/dataset-format.md`) breaks a rule of its format: a manifest
+    /// that is not the JSON it must be or whose numbers disagree, a file missing or not
+    /// listed, a file whose schema, metadata or row count disagrees with the manifest, a
+    /// row outside its tile. `file` is the file (relative to the dataset's directory, or
+    /// the directory itself) and `row` the row of that file, when the rule concerns one.
+    #[error("dataset file {file}{}: {rule}", row.map(|r| format!(", row {r}")).unwrap_or_default())]
+    Dataset {
+        /// The file, relative to the dataset's directory (`_tensor.json` for the manifest).
+        file: String,
+        /// The row of the file (0-based), when the rule concerns one.
+        row: Option<u64>,
+        /// The rule broken.
+        rule: String,
+    },
+
+    /// Reading one file of a tiled dataset failed (a truncated or corrupt Parquet file, an
+    /// I/O error): `source` is the reader's error.
+    #[error("dataset file {file}: {source}")]
+    DatasetFile {
+        /// The file, relative to the dataset's directory.
+        file: String,
+        /// The error of the reader.
+        source: Box<Error>,
+    },
+
     /// A worker thread stopped before finishing its share of a parallel job.
     #[error("a worker thread of {job} did not finish its share")]
     WorkerFailed {
@@ -504,6 +555,18 @@ impl Error {
         }
         let (column, row) = match &self.kind {
             ErrorKind::Parse { location, .. } => return Some(Position::File(location.clone())),
+            ErrorKind::Dataset { file, row, .. } => {
+                return Some(Position::DatasetFile {
+                    file: file.clone(),
+                    row: *row,
+                })
+            }
+            ErrorKind::DatasetFile { file, .. } => {
+                return Some(Position::DatasetFile {
+                    file: file.clone(),
+                    row: None,
+                })
+            }
             ErrorKind::NullCell { column, row, .. } => (Some(column.clone()), Some(*row)),
             ErrorKind::InvalidColumn { column, .. }
             | ErrorKind::ColumnLimitExceeded { column, .. } => (Some(column.clone()), None),

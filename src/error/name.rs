@@ -56,6 +56,12 @@ impl ErrorKind {
             ErrorKind::Arrow { .. } => "arrow",
             ErrorKind::Parse { .. } => "parse",
             ErrorKind::WorkerFailed { .. } => "worker_failed",
+            ErrorKind::Dataset { .. } => "dataset",
+            ErrorKind::DatasetFile { .. } => "dataset_file",
+            ErrorKind::InvalidParquet { .. } => "invalid_parquet",
+            ErrorKind::ParquetPanicked { .. } => "parquet_panicked",
+            #[cfg(feature = "parquet")]
+            ErrorKind::Parquet { .. } => "parquet",
         }
     }
 }

@@ -181,6 +181,14 @@ pub enum Position {
         /// The row of the batch.
         row: Option<usize>,
     },
+    /// A file of a tiled dataset (relative to its directory) and a row of it, as far as
+    /// known.
+    DatasetFile {
+        /// The file, relative to the dataset's directory.
+        file: String,
+        /// The row of the file (0-based).
+        row: Option<u64>,
+    },
 }
 
 impl fmt::Display for Position {
@@ -200,6 +208,13 @@ impl fmt::Display for Position {
                 }
                 if let Some(r) = row {
                     write!(f, "{sep}row {r}")?;
+                }
+                Ok(())
+            }
+            Position::DatasetFile { file, row } => {
+                write!(f, "dataset file {file}")?;
+                if let Some(r) = row {
+                    write!(f, ", row {r}")?;
                 }
                 Ok(())
             }

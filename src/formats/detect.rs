@@ -1,7 +1,7 @@
 //! What a file is, judged by its first bytes (content first, extension second): the kinds
 //! this crate reads (streams of tensor messages, Arrow IPC streams and files, Matrix
-//! Market, FROSTT, `.npy`, `.npz`) and the common kinds it does not read (Parquet, other
-//! zip archives, HDF5, gzip, plain text, other binary data), so that a tool can name a file
+//! Market, FROSTT, `.npy`, `.npz`, Parquet with the `parquet` feature) and the common kinds
+//! it does not read (other zip archives, HDF5, gzip, plain text, other binary data), so that a tool can name a file
 //! it cannot read instead of decoding it as something it is not.
 //!
 //! ```
@@ -52,7 +52,8 @@ pub enum FileKind {
     /// A zip archive of `.npy` members (numpy `savez`, scipy `save_npz`), or any zip
     /// archive named `.npz`.
     Npz,
-    /// Apache Parquet (`PAR1` magic). Not read by this crate.
+    /// Apache Parquet (`PAR1` magic). Read with the `parquet` feature
+    /// (`record_batch::ParquetBatches`).
     Parquet,
     /// A zip archive that is not an `.npz` bundle. Not read by this crate.
     Zip,
@@ -87,16 +88,15 @@ impl FileKind {
     }
 
     /// Whether this crate has a reader for the kind (some behind cargo features: the
-    /// record-batch bridge for IPC streams and files, `matrix-market`, `frostt`, `npy`).
+    /// record-batch bridge for IPC streams and files, `matrix-market`, `frostt`, `npy`;
+    /// Parquet only when built with `parquet`).
     pub fn is_readable(self) -> bool {
+        if self == FileKind::Parquet {
+            return cfg!(feature = "parquet");
+        }
         !matches!(
             self,
-            FileKind::Parquet
-                | FileKind::Zip
-                | FileKind::Hdf5
-                | FileKind::Gzip
-                | FileKind::Text
-                | FileKind::Binary
+            FileKind::Zip | FileKind::Hdf5 | FileKind::Gzip | FileKind::Text | FileKind::Binary
         )
     }
 
@@ -459,8 +459,7 @@ mod tests {
     #[test]
     fn kinds_not_read() {
         for (bytes, kind) in [
-            (&b"PAR1\x15\x04\x15"[..], FileKind::Parquet),
-            (b"\x89HDF\r\n\x1a\n\0\0", FileKind::Hdf5),
+            (&b"\x89HDF\r\n\x1a\n\0\0"[..], FileKind::Hdf5),
             (b"\x1f\x8b\x08\0", FileKind::Gzip),
             (b"\x01\x02\x03\x04\x05\x06\x07\x08", FileKind::Binary),
         ] {
@@ -468,6 +467,8 @@ mod tests {
             assert!(!kind.is_readable());
             assert!(!kind.name().is_empty());
         }
+        assert_eq!(detect(b"PAR1\x15\x04\x15", None), FileKind::Parquet);
+        assert_eq!(FileKind::Parquet.is_readable(), cfg!(feature = "parquet"));
         // A text file is text whatever its name, unless the name is a text format's.
         assert_eq!(
             detect(b"this is not an Arrow message at all", p("x.arrows")),

@@ -11,7 +11,9 @@
 //!   `value` column ([`sparse_to_coo_table`], [`coo_table_to_sparse`]);
 //! - whole streams of messages to batches of one schema ([`BatchBuilder`]) and batches to
 //!   messages ([`batch_to_messages`]);
-//! - Arrow IPC streams and files through arrow-ipc ([`IpcWriter`], [`IpcBatches`]).
+//! - Arrow IPC streams and files through arrow-ipc ([`IpcWriter`], [`IpcBatches`]);
+//! - Parquet files through arrow-rs's `parquet` crate (feature `parquet`, module
+//!   [`parquet`](mod@parquet): `ParquetWriter`, `ParquetBatches`).
 //!
 //! # Untrusted batches
 //! Every reader takes [`Limits`](crate::Limits): the plain functions
@@ -43,8 +45,14 @@ mod extension;
 mod fixed_shape;
 mod ipc;
 mod messages;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 mod variable_shape;
 
+#[cfg(feature = "parquet")]
+pub use self::parquet::{
+    ParquetBatches, ParquetCompression, ParquetReadOptions, ParquetWriteOptions, ParquetWriter,
+};
 pub use coo_table::{
     coo_table_to_sparse, coo_table_to_sparse_with, coordinate_type, dense_to_coo_table,
     sparse_to_coo_table, CooTableInfo, COO_TABLE_KEY, VALUE_COLUMN,

@@ -173,6 +173,62 @@ impl<'a> Ints<'a> {
     }
 }
 
+/// The values buffer read as scalars, with its element type decided once.
+#[derive(Clone, Copy)]
+enum Values<'a> {
+    I8(&'a [i8]),
+    I16(&'a [i16]),
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+    F16(&'a [half::f16]),
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+    /// A buffer that cannot be viewed typed: read value by value from its bytes.
+    Bytes(&'a SparseTensor),
+}
+
+impl<'a> Values<'a> {
+    fn of(t: &'a SparseTensor) -> Self {
+        use crate::ValueType as T;
+        let typed = match t.value_type {
+            T::Int8 => t.values().map(Values::I8),
+            T::Int16 => t.values().map(Values::I16),
+            T::Int32 => t.values().map(Values::I32),
+            T::Int64 => t.values().map(Values::I64),
+            T::UInt8 => t.values().map(Values::U8),
+            T::UInt16 => t.values().map(Values::U16),
+            T::UInt32 => t.values().map(Values::U32),
+            T::UInt64 => t.values().map(Values::U64),
+            T::Float16 => t.values().map(Values::F16),
+            T::Float32 => t.values().map(Values::F32),
+            T::Float64 => t.values().map(Values::F64),
+        };
+        typed.unwrap_or(Values::Bytes(t))
+    }
+
+    #[inline(always)]
+    fn at(self, p: usize) -> Option<Scalar> {
+        match self {
+            Values::I8(s) => s.get(p).map(|&v| Scalar::Int8(v)),
+            Values::I16(s) => s.get(p).map(|&v| Scalar::Int16(v)),
+            Values::I32(s) => s.get(p).map(|&v| Scalar::Int32(v)),
+            Values::I64(s) => s.get(p).map(|&v| Scalar::Int64(v)),
+            Values::U8(s) => s.get(p).map(|&v| Scalar::UInt8(v)),
+            Values::U16(s) => s.get(p).map(|&v| Scalar::UInt16(v)),
+            Values::U32(s) => s.get(p).map(|&v| Scalar::UInt32(v)),
+            Values::U64(s) => s.get(p).map(|&v| Scalar::UInt64(v)),
+            Values::F16(s) => s.get(p).map(|&v| Scalar::Float16(v)),
+            Values::F32(s) => s.get(p).map(|&v| Scalar::Float32(v)),
+            Values::F64(s) => s.get(p).map(|&v| Scalar::Float64(v)),
+            Values::Bytes(t) => t.value(p),
+        }
+    }
+}
+
 /// The walk of one layout, in storage order (depth-first for CSF).
 enum Walk<'a> {
     Coo {
@@ -206,7 +262,7 @@ enum Walk<'a> {
 /// storage order, computed as it goes (no allocation per entry up to rank
 /// [`Coords::INLINE`]).
 pub struct NonZeroIter<'a> {
-    tensor: &'a SparseTensor,
+    values: Values<'a>,
     coords: Coords,
     walk: Walk<'a>,
 }
@@ -240,7 +296,7 @@ impl<'a> NonZeroIter<'a> {
             },
         };
         let mut it = NonZeroIter {
-            tensor,
+            values: Values::of(tensor),
             coords: Coords::new(&vec![0; ndim]),
             walk,
         };
@@ -359,7 +415,7 @@ impl Iterator for NonZeroIter<'_> {
         loop {
             let position = self.advance()?;
             // The checked walk has bounded every position by the values buffer.
-            if let Some(value) = self.tensor.value(position) {
+            if let Some(value) = self.values.at(position) {
                 return Some(NonZero {
                     coords: self.coords.clone(),
                     value,

@@ -232,7 +232,11 @@ fn coo_duplicates_refused_by_constructors_accepted_with_duplicates() {
     expected[1] = 10.;
     assert_eq!(dense.to_vec::<f64>().unwrap(), expected);
     // Iteration reports every stored entry, duplicates included.
-    let entries: Vec<_> = t.iter().unwrap().map(|n| (n.coords.to_vec(), n.value)).collect();
+    let entries: Vec<_> = t
+        .iter()
+        .unwrap()
+        .map(|n| (n.coords.to_vec(), n.value))
+        .collect();
     assert_eq!(
         entries,
         vec![

@@ -1,5 +1,6 @@
 //! `convert`: decode every message of a file (tensor messages, or the tensor columns of an
-//! Arrow IPC stream or file) and write it again, as messages or as record batches.
+//! Arrow IPC stream or file or a Parquet file) and write it again, as messages or as
+//! record batches (an IPC stream or file, or a Parquet file).
 
 use crate::files::{self, FileOptions};
 use crate::input::{self, Entry, Source};
@@ -8,7 +9,8 @@ use crate::{read, report, Outcome};
 use arrow_array::RecordBatch;
 use arrow_tensor_ipc::formats::FileFormat;
 use arrow_tensor_ipc::record_batch::{
-    BatchBuilder, FixedShapeOptions, IpcFormat, IpcWriter, MessageOptions, TableFormat,
+    BatchBuilder, FixedShapeOptions, IpcFormat, IpcWriter, MessageOptions, ParquetWriteOptions,
+    ParquetWriter, TableFormat,
 };
 use arrow_tensor_ipc::{ConvertOptions, Message, SparseFormat};
 use arrow_tensor_ipc::{ErrorKind, MessageWriter, ReadOptions, WriteOptions};
@@ -42,6 +44,9 @@ pub enum Target {
     /// One tensor in a file of `arrow_tensor_ipc::formats` (Matrix Market, FROSTT, `.npy`,
     /// `.npz`).
     File(FileFormat, FileOptions),
+    /// Record batches of a table format in a Parquet file; `None`: a COO table when the
+    /// first message is sparse, a fixed-shape tensor column when it is dense.
+    Parquet(Option<TableFormat>, FixedShapeOptions),
 }
 
 /// The writer under `convert`'s output: a file, or standard output.
@@ -59,6 +64,16 @@ enum Sink<'a> {
     },
     /// A file of one tensor, or an `.npz` bundle of dense tensors.
     File(files::FileWriter),
+    /// Record batches in a Parquet file.
+    Parquet {
+        /// `None` until the first message chooses the table format (when not given).
+        builder: Option<BatchBuilder>,
+        format: Option<TableFormat>,
+        fixed: FixedShapeOptions,
+        out: Option<BufWriter<File>>,
+        writer: Option<Box<ParquetWriter<BufWriter<File>>>>,
+        batches: u64,
+    },
 }
 
 /// Where the output goes.
@@ -90,9 +105,17 @@ impl<'a> Sink<'a> {
             (Target::File(format, options), Dest::File(file)) => {
                 Sink::File(files::FileWriter::new(*format, file, options, max_dense))
             }
+            (Target::Parquet(format, fixed), Dest::File(file)) => Sink::Parquet {
+                builder: format.map(|f| BatchBuilder::new(f, fixed.clone())),
+                format: *format,
+                fixed: fixed.clone(),
+                out: Some(BufWriter::with_capacity(1 << 20, file)),
+                writer: None,
+                batches: 0,
+            },
             // A file format is chosen by the output's extension, which `-` has not: standard
             // output gets messages.
-            (Target::File(..), dest) => {
+            (Target::File(..) | Target::Parquet(..), dest) => {
                 Sink::Messages(MessageWriter::new(buffered(dest), WriteOptions::default()))
             }
         }
@@ -106,7 +129,52 @@ impl<'a> Sink<'a> {
                 self.write_batch(batch)
             }
             Sink::File(w) => w.write(message),
+            Sink::Parquet {
+                builder,
+                format,
+                fixed,
+                ..
+            } => {
+                let builder = builder.get_or_insert_with(|| {
+                    let f = format.unwrap_or(match message {
+                        Message::SparseTensor(_) => TableFormat::CooTable,
+                        Message::Tensor(_) => TableFormat::FixedShapeTensor,
+                    });
+                    BatchBuilder::new(f, fixed.clone())
+                });
+                let batch = builder.push(message)?;
+                self.write_parquet(batch)
+            }
         }
+    }
+
+    fn write_parquet(&mut self, batch: Option<RecordBatch>) -> arrow_tensor_ipc::Result<()> {
+        let (
+            Sink::Parquet {
+                out,
+                writer,
+                batches,
+                ..
+            },
+            Some(batch),
+        ) = (self, batch)
+        else {
+            return Ok(());
+        };
+        if writer.is_none() {
+            if let Some(f) = out.take() {
+                *writer = Some(Box::new(ParquetWriter::try_new(
+                    f,
+                    batch.schema(),
+                    &ParquetWriteOptions::default(),
+                )?));
+            }
+        }
+        if let Some(w) = writer {
+            w.write(&batch)?;
+            *batches += 1;
+        }
+        Ok(())
     }
 
     fn write_batch(&mut self, batch: Option<RecordBatch>) -> arrow_tensor_ipc::Result<()> {
@@ -141,6 +209,14 @@ impl<'a> Sink<'a> {
             let last = builder.finish().map_err(|e| e.to_string())?;
             self.write_batch(last).map_err(|e| e.to_string())?;
         }
+        if let Sink::Parquet {
+            builder: Some(builder),
+            ..
+        } = &mut self
+        {
+            let last = builder.finish().map_err(|e| e.to_string())?;
+            self.write_parquet(last).map_err(|e| e.to_string())?;
+        }
         match self {
             Sink::File(w) => w.finish().map(|()| None),
             Sink::Messages(w) => w
@@ -149,6 +225,17 @@ impl<'a> Sink<'a> {
                 .and_then(|w| w.into_inner().map_err(|e| e.into_error().to_string()))
                 .and_then(|mut w| w.flush().map_err(|e| e.to_string()))
                 .map(|()| None),
+            Sink::Parquet {
+                writer, batches, ..
+            } => match writer {
+                None => Err("no messages to make a table of".to_string()),
+                Some(w) => w
+                    .finish()
+                    .map_err(|e| e.to_string())
+                    .and_then(|w| w.into_inner().map_err(|e| e.into_error().to_string()))
+                    .and_then(|f| f.sync_all().map_err(|e| e.to_string()))
+                    .map(|()| Some(batches)),
+            },
             Sink::Table {
                 writer, batches, ..
             } => match writer {
@@ -189,19 +276,23 @@ pub fn run(
         ));
         return Ok(Outcome::Failed);
     }
-    let mut opened = match input::open(input) {
-        Ok(i) => i,
-        Err(e) => {
-            report(e);
-            return Ok(Outcome::Failed);
-        }
-    };
-    let name = opened.name.clone();
-    let mut source = match Source::open(&mut opened, read_options, message_options, file_options) {
-        Ok(s) => s,
-        Err(e) => {
-            report(e);
-            return Ok(Outcome::Failed);
+    // A tiled dataset (a directory holding `_tensor.json`) is reassembled whole.
+    let (name, size, mut source) = if let Some(dir) = input::dataset_dir(input) {
+        (dir.display().to_string(), 0, Source::dataset(dir))
+    } else {
+        let mut opened = match input::open(input) {
+            Ok(i) => i,
+            Err(e) => {
+                report(e);
+                return Ok(Outcome::Failed);
+            }
+        };
+        match Source::open(&mut opened, read_options, message_options, file_options) {
+            Ok(s) => (opened.name.clone(), opened.size(), s),
+            Err(e) => {
+                report(e);
+                return Ok(Outcome::Failed);
+            }
         }
     };
     let output_name = if to_stdout {
@@ -229,7 +320,7 @@ pub fn run(
     );
     let mut count = 0u64;
     let mut failure = None;
-    let bar = Mutex::new(Progress::new(opened.size(), progress));
+    let bar = Mutex::new(Progress::new(size, progress));
     let draw = |done: u64, count: u64, stage: &str| {
         bar.lock()
             .unwrap_or_else(PoisonError::into_inner)

@@ -12,9 +12,12 @@
 use crate::files::{self, FileOptions};
 use crate::ipc_stream::IpcStream;
 use crate::read::{self, FileMessages};
+use arrow_tensor_ipc::dataset::{Dataset, DatasetReadOptions, MANIFEST_FILE};
 use arrow_tensor_ipc::formats::detect::{self, detect, FileKind};
 use arrow_tensor_ipc::formats::FileFormat;
-use arrow_tensor_ipc::record_batch::{batch_to_messages, IpcBatches, MessageOptions};
+use arrow_tensor_ipc::record_batch::{
+    batch_to_messages, IpcBatches, MessageOptions, ParquetBatches, ParquetReadOptions,
+};
 use arrow_tensor_ipc::{DecodedMessage, ErrorKind, Limits, Message, ReadOptions};
 use std::collections::VecDeque;
 use std::fs::File;
@@ -83,7 +86,9 @@ pub fn open(path: &Path) -> Result<Input, String> {
             .metadata()
             .map_err(|e| format!("{name}: cannot open: {e}"))?;
         if meta.is_dir() {
-            return Err(format!("{name}: is a directory"));
+            return Err(format!(
+                "{name}: is a directory (not a tiled dataset: it holds no {MANIFEST_FILE})"
+            ));
         }
         if meta.is_file() {
             peek(&mut &file, &mut prefix).map_err(|e| format!("{name}: cannot read: {e}"))?;
@@ -123,7 +128,7 @@ fn checked(input: Input) -> Result<Input, String> {
     };
     Err(format!(
         "{}: {what}, not a kind arrow-tensor reads (tensor messages, Arrow IPC streams and \
-         files, Matrix Market, FROSTT, .npy, .npz)",
+         files, Parquet, Matrix Market, FROSTT, .npy, .npz)",
         input.name
     ))
 }
@@ -260,6 +265,9 @@ impl EntryError {
 pub enum Source {
     /// Tensor messages.
     Messages(FileMessages),
+    /// A tiled dataset (a directory holding `_tensor.json`), reassembled in the layout its
+    /// manifest records on the first call of `next`.
+    Dataset { dir: PathBuf, read: bool },
     /// The tensor of a Matrix Market, FROSTT or `.npy` file, or the tensors of an `.npz`
     /// file, read on the first call of `next`.
     File {
@@ -280,7 +288,20 @@ pub enum Source {
     },
 }
 
+/// `path` when it is a directory holding a tiled dataset's manifest (`_tensor.json`).
+pub fn dataset_dir(path: &Path) -> Option<&Path> {
+    (!is_stdio(path) && path.is_dir() && path.join(MANIFEST_FILE).is_file()).then_some(path)
+}
+
 impl Source {
+    /// The tensor of the tiled dataset in `dir`.
+    pub fn dataset(dir: &Path) -> Source {
+        Source::Dataset {
+            dir: dir.to_path_buf(),
+            read: false,
+        }
+    }
+
     /// The tensors of `input`.
     pub fn open(
         input: &mut Input,
@@ -314,6 +335,25 @@ impl Source {
                     done: false,
                 })
             }
+            (FileKind::Parquet, Some(path)) => {
+                let parquet_options =
+                    ParquetReadOptions::default().with_limits(read_options.limits);
+                #[allow(unsafe_code)]
+                // SAFETY: as for IPC files above.
+                let batches = unsafe { ParquetBatches::open(path, &parquet_options) }
+                    .map_err(|e| format!("{}: {e}", input.name))?;
+                Ok(Source::Batches {
+                    batches: Batches::Parquet {
+                        rows: 0,
+                        size: input.size(),
+                        batches,
+                    },
+                    options,
+                    pending: VecDeque::new(),
+                    batch: 0,
+                    done: false,
+                })
+            }
             (FileKind::IpcStream, None) => {
                 let reader = input.stream()?;
                 let batches = IpcStream::open(reader, read_options.limits)
@@ -334,6 +374,7 @@ impl Source {
     pub fn consumed(&self) -> u64 {
         match self {
             Source::Messages(m) => m.consumed(),
+            Source::Dataset { .. } => 0,
             Source::Batches { batches, .. } => batches.position(),
             Source::File { read, size, .. } => {
                 if *read {
@@ -352,6 +393,28 @@ impl Source {
         progress: &(dyn Fn(u64) + Sync),
     ) -> Option<Result<Entry, EntryError>> {
         match self {
+            Source::Dataset { dir, read } => {
+                if std::mem::replace(read, true) {
+                    return None;
+                }
+                let options = DatasetReadOptions::default().with_limits(*limits);
+                #[allow(unsafe_code)]
+                // SAFETY: the CLI's contract (stated in its help and the README): input
+                // files are not modified or truncated while a command reads them.
+                let tensor = unsafe { Dataset::open_mmap(dir.as_path(), &options) }
+                    .and_then(|d| d.read_all());
+                Some(match tensor {
+                    Ok(t) => Ok(Entry::Tensor {
+                        at: "the dataset".into(),
+                        message: Message::SparseTensor(t),
+                    }),
+                    Err(e) => Err(EntryError {
+                        offset: None,
+                        at: String::new(),
+                        description: e.to_string(),
+                    }),
+                })
+            }
             Source::File {
                 format,
                 path,
@@ -442,12 +505,19 @@ impl Source {
     }
 }
 
-/// The record batches of an IPC stream or file.
+/// The record batches of an IPC stream or file, or of a Parquet file.
 pub enum Batches {
     /// A file (or a spooled input), memory-mapped.
     Mapped(IpcBatches),
     /// A stream read as it comes.
     Stream(IpcStream),
+    /// A Parquet file (or a spooled input), memory-mapped; the rows read so far and the
+    /// file's size, for progress.
+    Parquet {
+        batches: ParquetBatches,
+        rows: u64,
+        size: u64,
+    },
 }
 
 impl Batches {
@@ -455,6 +525,11 @@ impl Batches {
         match self {
             Batches::Mapped(b) => b.next().map(|r| r.map_err(|e| e.to_string())),
             Batches::Stream(s) => s.next(),
+            Batches::Parquet { batches, rows, .. } => batches.next().map(|r| {
+                r.inspect(|b| *rows += b.num_rows() as u64)
+                    // The caller names the record batch.
+                    .map_err(|e| e.kind().to_string())
+            }),
         }
     }
 
@@ -462,6 +537,15 @@ impl Batches {
         match self {
             Batches::Mapped(b) => b.position(),
             Batches::Stream(s) => s.consumed(),
+            // The share of the file's rows read.
+            Batches::Parquet {
+                batches,
+                rows,
+                size,
+            } => match batches.num_rows() {
+                0 => *size,
+                total => (*size as u128 * *rows as u128 / total as u128) as u64,
+            },
         }
     }
 }

@@ -7,12 +7,12 @@
 //!
 //! Every subcommand reads every kind of input, detected by content first and extension
 //! second ([`arrow_tensor_ipc::formats::detect`]): streams of tensor messages, Arrow IPC
-//! streams and files of record batches (each batch split into tensors: tensor columns or
-//! a COO table), Matrix Market `.mtx` (symmetric matrices expanded unless `convert
+//! streams and files and Parquet files of record batches (each batch split into tensors:
+//! tensor columns or a COO table), Matrix Market `.mtx` (symmetric matrices expanded unless `convert
 //! --as-stored`), FROSTT `.tns` (`convert --shape` gives the shape, else the largest
 //! coordinates), NumPy `.npy` and `.npz` (scipy `save_npz` sparse bundles and numpy
-//! `savez` bundles of named arrays). An input of a kind the tool does not read (Parquet,
-//! another zip archive, HDF5, gzip, plain text, other binary data) is an error that names
+//! `savez` bundles of named arrays). An input of a kind the tool does not read (a zip
+//! archive without `.npy` members, HDF5, gzip, plain text, other binary data) is an error that names
 //! the kind.
 //!
 //! `-` is standard input (and, for `convert`, standard output): `producer | arrow-tensor
@@ -70,10 +70,26 @@
 //!   becomes CSR; `--compressed` deflates an `.npz`; such a file holds one tensor, or one
 //!   dense tensor per member of an `.npz` bundle), else tensor messages, or record batches
 //!   with `--format` (an IPC file for `.arrow` and `.feather`, an IPC stream otherwise).
+//!   An `OUT` ending in `.parquet` is a Parquet file of record batches (snappy pages, row
+//!   groups of at most 2^20 rows or about 128 MiB, the Arrow schema stored): `--format`
+//!   as for IPC outputs, by default a COO table for a sparse input and a fixed-shape tensor
+//!   column for a dense one.
 //!   `-` writes messages or an IPC stream to standard output, without the summary line.
 //!   A progress bar (`indicatif`: input bytes read, rate, time left, messages written,
 //!   current step) goes to standard error for inputs of 64 MiB or more when it is a
 //!   terminal; `--progress` forces it, `--no-progress` turns it off.
+//! - `tile IN DIR --tile-shape D0,D1,...` cuts the one tensor of `IN` (any input above; a
+//!   COO table in several record batches is one tensor) into a tiled dataset in `DIR`
+//!   (created; it must be empty): Hive-style directories `tile_0=i/tile_1=j/` of Parquet
+//!   COO tables with global coordinates and a manifest `_tensor.json` written last (the
+//!   format: `docs/dataset-format.md`). It streams: Matrix Market and FROSTT files are
+//!   parsed a batch at a time, and entries are buffered per tile and written as sorted part
+//!   files whenever the buffers fill their share of `--memory` (default 512M), so anonymous
+//!   memory stays bounded whatever the input size; `--threads N` (default one per core)
+//!   parses and encodes on N threads. `--shape` gives a FROSTT file's shape (else the file
+//!   is read twice, the first time for its extent). `convert DIR OUT` reassembles a dataset
+//!   (a directory holding `_tensor.json`) into any output, in the layout it was cut from
+//!   unless `--to` says otherwise.
 //!
 //! Every subcommand validates strictly (every rule of the format and of the sparse layouts)
 //! unless `--permissive` is given, in which case only what safe reading needs is checked.
@@ -92,6 +108,7 @@ mod ipc_stream;
 mod json;
 mod progress;
 mod read;
+mod tile;
 mod validate;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -100,8 +117,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// What `--help` says of inputs after the options, for the tool and every subcommand.
-const INPUTS_HELP: &str = "Inputs are tensor messages, Arrow IPC streams and files, Matrix \
-    Market (.mtx), FROSTT (.tns), NumPy .npy and .npz, detected by content first and \
+const INPUTS_HELP: &str = "Inputs are tensor messages, Arrow IPC streams and files, Parquet \
+    files, Matrix Market (.mtx), FROSTT (.tns), NumPy .npy and .npz, detected by content first and \
     extension second; `-` is standard input or output.\n\
     Input files are memory-mapped: they must not be modified or truncated while \
     arrow-tensor reads them.";
@@ -205,9 +222,11 @@ enum Command {
         threads: usize,
         /// What to write: `messages` (tensor messages, the default), or record batches of
         /// `fixed-shape-tensor`, `variable-shape-tensor` or `coo-table` (an Arrow IPC file
-        /// when OUT ends in .arrow or .feather, an IPC stream otherwise).
-        #[arg(long, value_enum, default_value_t = FormatArg::Messages)]
-        format: FormatArg,
+        /// when OUT ends in .arrow or .feather, a Parquet file when it ends in .parquet, an
+        /// IPC stream otherwise). A .parquet OUT holds record batches: by default a COO
+        /// table for a sparse input, a fixed-shape tensor column for a dense one.
+        #[arg(long, value_enum)]
+        format: Option<FormatArg>,
         /// Fixed-shape tensors: `first-axis` (the default) maps a message's first axis to
         /// rows (and a batch back to one message); `message` makes each message one row
         /// (and each row one message).
@@ -244,6 +263,41 @@ enum Command {
         /// Output file (created or truncated; `-`: standard output).
         #[arg(value_name = "OUT")]
         output: PathBuf,
+    },
+    /// Cut the one tensor of IN into a tiled dataset in DIR: Parquet COO tables with global
+    /// coordinates in Hive-style directories tile_0=i/tile_1=j/..., and a manifest
+    /// _tensor.json written last. Streams: memory stays under --memory.
+    #[command(after_help = INPUTS_HELP)]
+    Tile {
+        #[command(flatten)]
+        read: ReadArgs,
+        /// The extent of a tile along each dimension, e.g. `1000,1000`.
+        #[arg(long, value_name = "D0,D1,...", value_delimiter = ',', required = true)]
+        tile_shape: Vec<usize>,
+        /// The memory budget for buffered entries and the tiles being written: bytes, or
+        /// with a K, M, G suffix (powers of 1024).
+        #[arg(long, value_name = "SIZE", default_value = "512M")]
+        memory: String,
+        /// Threads that parse the input and encode tiles (0, the default: one per core, at
+        /// most 8).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        threads: usize,
+        /// FROSTT input: the tensor's shape (default: the largest coordinate of each
+        /// dimension, found by a first pass over the file).
+        #[arg(long, value_name = "D0,D1,...", value_delimiter = ',')]
+        shape: Option<Vec<usize>>,
+        /// Matrix Market input: keep a symmetric or skew-symmetric matrix as stored.
+        #[arg(long)]
+        as_stored: bool,
+        /// The tensor column to read from a record-batch input with several.
+        #[arg(long, value_name = "NAME")]
+        column: Option<String>,
+        /// Input (`-`: standard input).
+        #[arg(value_name = "IN")]
+        input: PathBuf,
+        /// The dataset's directory (created; it must be empty).
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
     },
 }
 
@@ -351,6 +405,43 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
             file,
         } => dump::run(&file, read.options(), out),
         Command::Validate { read, files } => validate::run(&files, read.options(), out),
+        Command::Tile {
+            read,
+            tile_shape,
+            memory,
+            threads,
+            shape,
+            as_stored,
+            column,
+            input,
+            dir,
+        } => {
+            let memory = match tile::parse_size(&memory) {
+                Ok(m) => m,
+                Err(e) => {
+                    report(format_args!("--memory: {e}"));
+                    return Ok(Outcome::Failed);
+                }
+            };
+            let read_options = read.options();
+            let job = tile::TileJob {
+                input,
+                dir,
+                tile_shape,
+                memory,
+                threads,
+                file_options: files::FileOptions {
+                    as_stored,
+                    shape,
+                    threads,
+                    validation: read_options.validation,
+                    ..files::FileOptions::default()
+                },
+                read_options,
+                column,
+            };
+            tile::run(job, out)
+        }
         Command::Convert {
             read,
             allow_non_arrow,
@@ -403,9 +494,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
                     Some((to.format(), convert_options))
                 }
             };
-            use arrow_tensor_ipc::record_batch::{
-                FixedShapeOptions, Layout, MessageOptions, Rows, TableFormat,
-            };
+            use arrow_tensor_ipc::record_batch::{FixedShapeOptions, Layout, Rows, TableFormat};
             let rows = match rows {
                 RowsArg::FirstAxis => Rows::FirstAxis,
                 RowsArg::Message => Rows::Whole,
@@ -425,6 +514,40 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
                 validation: read.options().validation,
             };
             let output_file = arrow_tensor_ipc::formats::FileFormat::from_path(&output);
+            let parquet_out = output
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("parquet"));
+            if parquet_out && format == Some(FormatArg::Messages) {
+                eprintln!(
+                    "arrow-tensor: {} is a Parquet file: it holds record batches (--format fixed-shape-tensor, variable-shape-tensor or coo-table)",
+                    output.display()
+                );
+                return Ok(Outcome::Failed);
+            }
+            let table = |f: FormatArg| match f {
+                FormatArg::Messages => None,
+                FormatArg::FixedShapeTensor => Some(TableFormat::FixedShapeTensor),
+                FormatArg::VariableShapeTensor => Some(TableFormat::VariableShapeTensor),
+                FormatArg::CooTable => Some(TableFormat::CooTable),
+            };
+            let format = match (parquet_out, format) {
+                (true, f) => {
+                    let target = convert::Target::Parquet(f.and_then(table), fixed.clone());
+                    return convert_run(
+                        &input,
+                        &output,
+                        read.options(),
+                        target,
+                        rows,
+                        column,
+                        layout,
+                        &file_options,
+                        when,
+                        out,
+                    );
+                }
+                (false, f) => f.unwrap_or(FormatArg::Messages),
+            };
             if let (Some(f), false) = (output_file, format == FormatArg::Messages) {
                 eprintln!(
                     "arrow-tensor: {} is a {} file: --format applies to tensor message and record-batch outputs",
@@ -446,16 +569,13 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
                 }
                 FormatArg::CooTable => convert::Target::Table(TableFormat::CooTable, fixed),
             };
-            let mut message_options = MessageOptions::default().with_rows(rows);
-            if let Some(c) = column {
-                message_options = message_options.with_column(c);
-            }
-            convert::run(
+            convert_run(
                 &input,
                 &output,
                 read.options(),
                 target,
-                message_options,
+                rows,
+                column,
                 layout,
                 &file_options,
                 when,
@@ -465,9 +585,61 @@ fn run(cli: Cli, out: &mut dyn Write) -> io::Result<Outcome> {
     }
 }
 
+/// [`convert::run`] with the message options of `--rows` and `--column`.
+#[allow(clippy::too_many_arguments)]
+fn convert_run(
+    input: &std::path::Path,
+    output: &std::path::Path,
+    read_options: arrow_tensor_ipc::ReadOptions,
+    target: convert::Target,
+    rows: arrow_tensor_ipc::record_batch::Rows,
+    column: Option<String>,
+    layout: Option<(
+        Option<arrow_tensor_ipc::SparseFormat>,
+        arrow_tensor_ipc::ConvertOptions,
+    )>,
+    file_options: &files::FileOptions,
+    when: progress::When,
+    out: &mut dyn Write,
+) -> io::Result<Outcome> {
+    let mut message_options =
+        arrow_tensor_ipc::record_batch::MessageOptions::default().with_rows(rows);
+    if let Some(c) = column {
+        message_options = message_options.with_column(c);
+    }
+    convert::run(
+        input,
+        output,
+        read_options,
+        target,
+        message_options,
+        layout,
+        file_options,
+        when,
+        out,
+    )
+}
+
+/// Installs a panic hook that stays silent for panics inside the `parquet` crate: the
+/// Parquet reader contains them and reports a typed error naming the part of the file.
+/// Every other panic goes to the default hook.
+fn quiet_parquet_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let in_parquet = info.location().is_some_and(|l| {
+            let file = l.file().replace('\\', "/");
+            file.contains("/parquet-") && file.contains("/src/")
+        });
+        if !in_parquet {
+            default(info);
+        }
+    }));
+}
+
 fn main() -> ExitCode {
     // Usage errors exit with status 2, --help and --version with 0 (clap's defaults).
     let cli = Cli::parse();
+    quiet_parquet_panics();
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let result = run(cli, &mut out).and_then(|outcome| out.flush().map(|()| outcome));

@@ -1,0 +1,152 @@
+//! The Parquet rows of `compare` (feature `parquet`): a 10M-nnz COO table and a 256 MiB
+//! fixed-shape tensor column written to a Parquet file in memory and read back, ours
+//! (`ParquetWriter`, `ParquetBatches`) beside pyarrow (`pyarrow.parquet.write_table` /
+//! `read_table`, timed by `examples/common/pyarrow_parquet.py` on the same table and the
+//! same file bytes, with the same compression: our default). Then the codec sweep that
+//! chose that default: every codec, ours only, with the file size.
+
+use super::inputs::{self, Layout};
+use super::{emit, size_name, time, Cfg, Row};
+use arrow_array::RecordBatch;
+use arrow_tensor_ipc::record_batch::{
+    sparse_to_coo_table, tensor_to_fixed_shape, FixedShapeOptions, IpcFormat, IpcWriter,
+    ParquetBatches, ParquetCompression, ParquetReadOptions, ParquetWriteOptions, ParquetWriter,
+};
+use std::path::Path;
+use std::process::Command;
+
+/// pyarrow's median seconds for writing `table_file`'s table and reading `parquet_file`.
+fn pyarrow_times(table_file: &Path, parquet_file: &Path, codec: &str, reps: usize) -> (f64, f64) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = std::env::var_os("ARROW_TENSOR_PYTHON")
+        .map(Into::into)
+        .unwrap_or_else(|| root.join(".venv/bin/python"));
+    let out = Command::new(python)
+        .arg(root.join("examples/common/pyarrow_parquet.py"))
+        .arg(table_file)
+        .arg(parquet_file)
+        .arg(codec)
+        .arg(reps.to_string())
+        .output()
+        .expect("run pyarrow_parquet.py (scripts/venv.sh creates .venv)");
+    assert!(
+        out.status.success(),
+        "pyarrow_parquet.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    (
+        v["write_s"].as_f64().expect("write_s"),
+        v["read_s"].as_f64().expect("read_s"),
+    )
+}
+
+fn write(batch: &RecordBatch, options: &ParquetWriteOptions, capacity: usize) -> Vec<u8> {
+    let mut w = ParquetWriter::try_new(Vec::with_capacity(capacity), batch.schema(), options)
+        .expect("writer");
+    w.write(batch).expect("write");
+    w.finish().expect("finish")
+}
+
+fn read(bytes: &bytes::Bytes) -> usize {
+    let batches =
+        ParquetBatches::try_new(bytes.clone(), &ParquetReadOptions::default()).expect("open");
+    batches.map(|b| b.expect("batch").num_rows()).sum()
+}
+
+fn inputs() -> Vec<(&'static str, RecordBatch)> {
+    let coo = inputs::sparse::<i64>(Layout::Coo, 10_000_000);
+    let coo = sparse_to_coo_table(&coo).expect("table");
+    let fixed = tensor_to_fixed_shape(&inputs::dense(256 << 20), &FixedShapeOptions::default())
+        .expect("column")
+        .into_record_batch("tensor")
+        .expect("batch");
+    vec![("coo_10m", coo), ("fixed_256mib", fixed)]
+}
+
+fn table_bytes(batch: &RecordBatch) -> usize {
+    batch
+        .columns()
+        .iter()
+        .map(|c| c.get_buffer_memory_size())
+        .sum()
+}
+
+pub fn rows(cfg: &Cfg) {
+    if !cfg.wants("parquet_") {
+        return;
+    }
+    let default = ParquetWriteOptions::default();
+    for (name, batch) in inputs() {
+        let bytes = table_bytes(&batch);
+        let reps = cfg.reps_for(bytes).min(7);
+        let (write_op, read_op) = (
+            format!("parquet_write_{name}"),
+            format!("parquet_read_{name}"),
+        );
+        if cfg.wants(&write_op) || cfg.wants(&read_op) {
+            let file = bytes::Bytes::from(write(&batch, &default, bytes));
+            let ours_write = time(reps, || write(&batch, &default, bytes));
+            let ours_read = time(reps, || read(&file));
+            // The table for pyarrow as an IPC file, the Parquet bytes as written by us.
+            let table_file = cfg.dir.join(format!("parquet_{name}.arrow"));
+            let parquet_file = cfg.dir.join(format!("parquet_{name}.parquet"));
+            {
+                let f = std::fs::File::create(&table_file).expect("create");
+                let mut w = IpcWriter::try_new(
+                    std::io::BufWriter::new(f),
+                    &batch.schema(),
+                    IpcFormat::File,
+                )
+                .expect("ipc writer");
+                w.write(&batch).expect("ipc write");
+                w.finish().expect("ipc finish");
+            }
+            std::fs::write(&parquet_file, &file).expect("write parquet");
+            let codec = default.compression.pyarrow_name();
+            let (py_write, py_read) = pyarrow_times(&table_file, &parquet_file, codec, reps);
+            let _ = std::fs::remove_file(&table_file);
+            let _ = std::fs::remove_file(&parquet_file);
+            emit(Row {
+                op: write_op,
+                bytes,
+                ours_s: ours_write,
+                arrow_s: Some(py_write),
+                memcpy_s: None,
+                per: "record batch in memory -> ParquetWriter (default options) into a Vec; pyarrow: pq.write_table of the same table into a BufferOutputStream, same codec; bytes: the table's columns",
+            });
+            emit(Row {
+                op: read_op,
+                bytes,
+                ours_s: ours_read,
+                arrow_s: Some(py_read),
+                memcpy_s: None,
+                per: "the Parquet file in memory -> ParquetBatches -> every batch; pyarrow: pq.read_table of the same bytes from a BufferReader; bytes: the table's columns",
+            });
+        }
+        // The codec sweep behind the default (ours only).
+        for (codec, compression) in [
+            ("none", ParquetCompression::None),
+            ("snappy", ParquetCompression::Snappy),
+            ("lz4", ParquetCompression::Lz4),
+            ("zstd1", ParquetCompression::Zstd(1)),
+            ("zstd3", ParquetCompression::Zstd(3)),
+        ] {
+            let op = format!("parquet_codec_{codec}_{name}");
+            if !cfg.wants(&op) {
+                continue;
+            }
+            let options = ParquetWriteOptions::default().with_compression(compression);
+            let file = bytes::Bytes::from(write(&batch, &options, bytes));
+            let reps = reps.min(3);
+            let w = time(reps, || write(&batch, &options, bytes));
+            let r = time(reps, || read(&file));
+            println!(
+                "{{\"op\":\"{op}\",\"bytes\":{bytes},\"file_bytes\":{},\"write_s\":{w:.6e},\"read_s\":{r:.6e},\"ratio_of_size\":{:.3},\"size\":\"{}\"}}",
+                file.len(),
+                file.len() as f64 / bytes as f64,
+                size_name(file.len())
+            );
+        }
+    }
+}

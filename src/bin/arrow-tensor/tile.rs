@@ -1,0 +1,254 @@
+//! `tile IN DIR --tile-shape D0,D1,...`: cuts one tensor into a tiled dataset
+//! (`arrow_tensor_ipc::dataset`, `docs/dataset-format.md`), streaming.
+//!
+//! Matrix Market coordinate files and FROSTT files are memory-mapped and parsed a bounded
+//! batch at a time (on every core); each batch's entries are routed to their tiles, and the
+//! dataset writer flushes the largest tiles as sorted part files whenever its buffers fill
+//! their share of `--memory`. A FROSTT file without `--shape` is parsed twice (the first
+//! pass finds its extent, which the files' schemas need before the first part is written).
+//! Every other input is read one tensor at a time: a sparse tensor's stored values or a
+//! dense tensor's non-zeros are routed the same way (a message is memory-mapped, so only
+//! the buffers count); a COO table in several record batches is one tensor.
+
+use crate::files::FileOptions;
+use crate::input::{self, Entry, Source};
+use crate::{report, Outcome};
+use arrow_tensor_ipc::dataset::{DatasetWriteOptions, DatasetWriter, Manifest, TensorInfo};
+use arrow_tensor_ipc::formats::{self, detect::FileKind, mtx, tns, EntryChunks};
+use arrow_tensor_ipc::record_batch::MessageOptions;
+use arrow_tensor_ipc::{Message, ReadOptions, SparseFormat};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// What `tile` is asked to do.
+pub struct TileJob {
+    /// The input (`-`: standard input).
+    pub input: PathBuf,
+    /// The dataset's directory (created; must be empty).
+    pub dir: PathBuf,
+    /// The tile extents.
+    pub tile_shape: Vec<usize>,
+    /// The memory budget in bytes.
+    pub memory: usize,
+    /// Threads (0: one per core).
+    pub threads: usize,
+    /// How input files are read (FROSTT shape, Matrix Market symmetry, validation).
+    pub file_options: FileOptions,
+    /// The read options (validation, limits).
+    pub read_options: ReadOptions,
+    /// The tensor column of a record-batch input with several.
+    pub column: Option<String>,
+}
+
+/// Parses a byte size: `123`, `64K`, `16M`, `2G` (powers of 1024; a trailing `B` or `iB`
+/// is allowed).
+pub fn parse_size(text: &str) -> Result<usize, String> {
+    let t = text.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(t);
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&t[..i], 10),
+        Some((i, 'M' | 'm')) => (&t[..i], 20),
+        Some((i, 'G' | 'g')) => (&t[..i], 30),
+        Some((i, 'T' | 't')) => (&t[..i], 40),
+        _ => (t, 0),
+    };
+    digits
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(1usize << shift))
+        .ok_or_else(|| format!("{text:?} is not a size (such as 512M, 2G or 1048576)"))
+}
+
+/// Runs `tile`.
+pub fn run(job: TileJob, out: &mut dyn Write) -> io::Result<Outcome> {
+    let mut opened = match input::open(&job.input) {
+        Ok(i) => i,
+        Err(e) => {
+            report(e);
+            return Ok(Outcome::Failed);
+        }
+    };
+    let name = opened.name.clone();
+    let options = DatasetWriteOptions::default()
+        .with_memory(job.memory)
+        .with_threads(job.threads);
+    let result = match (opened.kind, opened.path().map(Path::to_path_buf)) {
+        (FileKind::MatrixMarket | FileKind::Frostt, Some(path)) => {
+            match text_chunks(opened.kind, &path, &job, None) {
+                Ok(Some(chunks)) => tile_text(chunks, opened.kind, &path, &job, &options),
+                Ok(None) => tile_source(&mut opened, &job, &options),
+                Err(e) => Err(e),
+            }
+        }
+        _ => tile_source(&mut opened, &job, &options),
+    };
+    match result {
+        Ok(m) => {
+            let files: usize = m.tiles.iter().map(|t| t.files.len()).sum();
+            writeln!(
+                out,
+                "{}: {} stored values of shape {:?} in {} tiles (grid {:?}), {files} files",
+                job.dir.display(),
+                m.nnz,
+                m.info.shape,
+                m.tiles.len(),
+                m.grid
+            )?;
+            Ok(Outcome::Ok)
+        }
+        Err(e) => {
+            report(format_args!("{name}: {e}"));
+            Ok(Outcome::Failed)
+        }
+    }
+}
+
+/// The memory-mapped text file's entries, a batch at a time; `None` for a Matrix Market
+/// array (dense) file, which has no entries to stream.
+fn text_chunks(
+    kind: FileKind,
+    path: &Path,
+    job: &TileJob,
+    shape: Option<Vec<usize>>,
+) -> Result<Option<EntryChunks>, String> {
+    #[allow(unsafe_code)]
+    // SAFETY: the CLI's contract (stated in its help and the README): input files are not
+    // modified or truncated while a command reads them.
+    let data =
+        unsafe { arrow_tensor_ipc::map_file(path) }.map_err(|e| format!("cannot map: {e}"))?;
+    let mut o = formats::ReadOptions::default()
+        .with_limits(job.read_options.limits)
+        .with_threads(job.threads)
+        .with_validation(job.file_options.validation)
+        .with_expand_symmetry(!job.file_options.as_stored);
+    if let Some(s) = shape.or_else(|| job.file_options.shape.clone()) {
+        o = o.with_shape(s);
+    }
+    // Batches of about 1/16 of the budget (the parser holds a few at once).
+    let rank = match kind {
+        FileKind::MatrixMarket => 2,
+        _ => 4,
+    };
+    let per_entry = rank * 8 + 8;
+    let entries = (job.memory / 16 / per_entry).clamp(1 << 12, 1 << 20);
+    let chunks = match kind {
+        FileKind::MatrixMarket => {
+            let mo = mtx::ReadOptions::from(&o).with_chunk_entries(entries);
+            match mtx::read_chunks(data, &mo) {
+                Ok(c) => c,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        arrow_tensor_ipc::ErrorKind::UnsupportedLayout { .. }
+                    ) =>
+                {
+                    return Ok(None)
+                }
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        _ => {
+            let to = tns::ReadOptions::from(&o).with_chunk_entries(entries);
+            tns::read_chunks(data, &to).map_err(|e| e.to_string())?
+        }
+    };
+    Ok(Some(chunks))
+}
+
+/// Tiles a text file's batches.
+fn tile_text(
+    mut chunks: EntryChunks,
+    kind: FileKind,
+    path: &Path,
+    job: &TileJob,
+    options: &DatasetWriteOptions,
+) -> Result<Manifest, String> {
+    if chunks.header().shape.is_none() {
+        // A FROSTT file without a shape: a first pass for its extent.
+        for batch in chunks.by_ref() {
+            batch.map_err(|e| e.to_string())?;
+        }
+        let extent = chunks.extent();
+        chunks = text_chunks(kind, path, job, Some(extent))?
+            .ok_or_else(|| "the file changed between two passes".to_string())?;
+    }
+    let header = chunks.header().clone();
+    let shape = chunks.extent();
+    let info = TensorInfo::new(&shape, header.value_type);
+    let mut writer = DatasetWriter::create(&job.dir, &info, &job.tile_shape, options)
+        .map_err(|e| dataset_error(&job.dir, e))?;
+    for batch in chunks {
+        let batch = batch.map_err(|e| e.to_string())?;
+        writer
+            .write_batch(&batch)
+            .map_err(|e| dataset_error(&job.dir, e))?;
+    }
+    writer.finish().map_err(|e| dataset_error(&job.dir, e))
+}
+
+fn dataset_error(dir: &Path, e: arrow_tensor_ipc::Error) -> String {
+    format!("cannot write the dataset {}: {e}", dir.display())
+}
+
+/// Tiles the tensors of any other input (one tensor; a COO table's record batches are
+/// parts of one tensor).
+fn tile_source(
+    opened: &mut input::Input,
+    job: &TileJob,
+    options: &DatasetWriteOptions,
+) -> Result<Manifest, String> {
+    let limits = job.read_options.limits;
+    let mut message_options = MessageOptions::default().with_limits(limits);
+    if let Some(c) = &job.column {
+        message_options = message_options.with_column(c.clone());
+    }
+    let mut source = Source::open(opened, job.read_options, message_options, &job.file_options)?;
+    let mut writer: Option<DatasetWriter> = None;
+    let mut first_at = String::new();
+    while let Some(item) = source.next(&limits, &|_| {}) {
+        let entry = item.map_err(|e| {
+            if e.at.is_empty() {
+                e.description
+            } else {
+                format!("{}: {}", e.at, e.description)
+            }
+        })?;
+        let at = entry.at();
+        let batch_part = matches!(entry, Entry::Tensor { .. }) && at.starts_with("record batch");
+        let message = entry.into_message();
+        let w = match &mut writer {
+            Some(w) => {
+                if !batch_part {
+                    return Err(format!(
+                        "{at}: a second tensor (after {first_at}): tile cuts one tensor"
+                    ));
+                }
+                w
+            }
+            None => {
+                first_at = at.clone();
+                let info = match &message {
+                    Message::SparseTensor(t) => TensorInfo::of_sparse(t),
+                    Message::Tensor(t) => TensorInfo::of_dense(t).with_format(SparseFormat::Coo),
+                };
+                writer.insert(
+                    DatasetWriter::create(&job.dir, &info, &job.tile_shape, options)
+                        .map_err(|e| dataset_error(&job.dir, e))?,
+                )
+            }
+        };
+        match &message {
+            Message::SparseTensor(t) => w.write_sparse(t),
+            Message::Tensor(t) => w.write_dense(t),
+        }
+        .map_err(|e| format!("{at}: {}", dataset_error(&job.dir, e)))?;
+    }
+    match writer {
+        Some(w) => w.finish().map_err(|e| dataset_error(&job.dir, e)),
+        None => Err("no tensor to tile".into()),
+    }
+}

@@ -1,0 +1,725 @@
+//! [`DatasetWriter`]: entries routed to their tiles, buffered under a memory budget, and
+//! written as sorted part files on several threads.
+
+use super::manifest::{tile_metadata, FileEntry, Manifest, TileEntry, MANIFEST_FILE, TILE_KEY};
+use super::{grid_of, tile_bounds, tile_dir, TensorInfo};
+use crate::error::{fail, ErrorKind, Result};
+#[cfg(any(feature = "matrix-market", feature = "frostt"))]
+use crate::formats::EntryBatch;
+use crate::record_batch::{ParquetWriteOptions, ParquetWriter, COO_TABLE_KEY, VALUE_COLUMN};
+use crate::{IndexArray, IndexType, NativeIndex, NativeValue, SparseTensor, Tensor, ValueType};
+use arrow_array::{make_array, ArrayRef, RecordBatch};
+use arrow_buffer::Buffer;
+use arrow_data::ArrayDataBuilder;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Options of [`DatasetWriter`].
+///
+/// ```
+/// use arrow_tensor_ipc::dataset::DatasetWriteOptions;
+/// let options = DatasetWriteOptions::default().with_memory(64 << 20).with_threads(2);
+/// assert_eq!(options.memory, 64 << 20);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DatasetWriteOptions {
+    /// The memory budget in bytes (default 512 MiB): the buffered entries take at most
+    /// [`DatasetWriteOptions::BUFFER_SHARE`] of it; sorting and encoding the tiles being
+    /// written take the rest.
+    pub memory: usize,
+    /// Threads that sort and encode tiles (0, the default: one per core, at most 8).
+    pub threads: usize,
+    /// How each part file is written (compression, row groups).
+    pub parquet: ParquetWriteOptions,
+}
+
+impl Default for DatasetWriteOptions {
+    fn default() -> Self {
+        DatasetWriteOptions {
+            memory: 512 << 20,
+            threads: 0,
+            parquet: ParquetWriteOptions::default(),
+        }
+    }
+}
+
+impl DatasetWriteOptions {
+    /// The share of [`DatasetWriteOptions::memory`] that buffered entries may take (the
+    /// rest is for the sort keys and encoders of the tiles being written): 2/5.
+    pub const BUFFER_SHARE: (usize, usize) = (2, 5);
+
+    /// Sets [`DatasetWriteOptions::memory`] (at least 1 MiB).
+    pub fn with_memory(mut self, bytes: usize) -> Self {
+        self.memory = bytes.max(1 << 20);
+        self
+    }
+
+    /// Sets [`DatasetWriteOptions::threads`].
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Sets [`DatasetWriteOptions::parquet`].
+    pub fn with_parquet(mut self, parquet: ParquetWriteOptions) -> Self {
+        self.parquet = parquet;
+        self
+    }
+}
+
+/// The buffered entries of one tile.
+#[derive(Default)]
+struct TileBuffer {
+    /// The tile's index.
+    tile: Vec<usize>,
+    /// Global coordinates, `rank` per entry.
+    coords: Vec<u64>,
+    /// Values, little-endian, `width` bytes per entry.
+    values: Vec<u8>,
+}
+
+impl TileBuffer {
+    fn bytes(&self) -> usize {
+        self.coords.capacity() * 8 + self.values.capacity()
+    }
+}
+
+/// The tile the last entry went to, for the next entry's quick check.
+struct Last {
+    slot: usize,
+    bounds: Vec<(u64, u64)>,
+}
+
+/// Writes a tiled dataset (see the [module documentation](super)): entries in, part files
+/// out as the memory budget fills, the manifest last.
+///
+/// A coordinate written twice is an error when both copies are buffered together (they
+/// meet when the tile is sorted); copies that land in different part files are found by
+/// a reader that reassembles the tensor under strict validation. Dropping the writer
+/// without [`DatasetWriter::finish`] leaves part files but no manifest: an unfinished
+/// dataset, which readers refuse.
+pub struct DatasetWriter {
+    dir: PathBuf,
+    info: TensorInfo,
+    tile_shape: Vec<usize>,
+    grid: Vec<usize>,
+    /// Row-major strides of the grid, for a tile's key.
+    grid_strides: Vec<u64>,
+    width: usize,
+    coordinate_type: IndexType,
+    fields: Vec<Field>,
+    coo_metadata: String,
+    options: DatasetWriteOptions,
+    buffers: Vec<TileBuffer>,
+    slots: HashMap<u64, usize>,
+    last: Option<Last>,
+    /// Bytes the buffers hold (their capacities).
+    buffered: usize,
+    /// The buffers' share of the budget.
+    budget: usize,
+    files: BTreeMap<Vec<usize>, Vec<FileEntry>>,
+    scratch: Vec<u64>,
+}
+
+impl DatasetWriter {
+    /// Starts a dataset of the tensor `info` cut into tiles of `tile_shape` in `dir`
+    /// (created if missing; it must be empty).
+    ///
+    /// Refused: a tile extent of 0 or a rank that differs from the shape's; dimension names
+    /// that are not one per dimension, that repeat, or that are `tile_<d>` or `value`; a
+    /// grid of more tiles than a `u64` counts.
+    pub fn create(
+        dir: impl AsRef<Path>,
+        info: &TensorInfo,
+        tile_shape: &[usize],
+        options: &DatasetWriteOptions,
+    ) -> Result<DatasetWriter> {
+        let rank = info.ndim();
+        if rank == 0 {
+            return invalid("a dataset needs a tensor of rank 1 or more".into());
+        }
+        if tile_shape.len() != rank || tile_shape.contains(&0) {
+            return invalid(format!(
+                "tile shape {tile_shape:?} is not one positive extent per dimension of shape {:?}",
+                info.shape
+            ));
+        }
+        if info.dim_names.len() != rank {
+            return invalid(format!(
+                "{} dimension names for rank {rank}",
+                info.dim_names.len()
+            ));
+        }
+        let table = info.coo_table_info();
+        let names = table.column_names();
+        for (d, name) in names.iter().enumerate() {
+            if names.iter().take(d).any(|n| n == name) {
+                return fail(ErrorKind::DuplicateName {
+                    what: "columns of a dataset",
+                    name: name.clone(),
+                    note: " (dimension names must differ from each other and from \"value\")",
+                });
+            }
+            if (0..rank).any(|k| *name == format!("tile_{k}")) {
+                return invalid(format!(
+                    "dimension name {name:?} is the name of a tile partition directory"
+                ));
+            }
+        }
+        let grid = grid_of(&info.shape, tile_shape);
+        let mut grid_strides = vec![1u64; rank];
+        let mut acc = 1u64;
+        for d in (0..rank).rev() {
+            if let Some(s) = grid_strides.get_mut(d) {
+                *s = acc;
+            }
+            acc = grid
+                .get(d)
+                .and_then(|&g| acc.checked_mul(g as u64))
+                .ok_or_else(|| {
+                    crate::Error::from(ErrorKind::InvalidArgument(format!(
+                        "the grid {grid:?} has more tiles than a u64 counts"
+                    )))
+                })?;
+        }
+        let dir = dir.as_ref().to_path_buf();
+        std::fs::create_dir_all(&dir)?;
+        if std::fs::read_dir(&dir)?.next().is_some() {
+            return invalid(format!(
+                "{} is not empty (a dataset is written into an empty directory)",
+                dir.display()
+            ));
+        }
+        let coordinate_type = table.index_type;
+        let coord_dt = data_type(ValueType::from_index_type(coordinate_type));
+        let mut fields: Vec<Field> = names
+            .iter()
+            .take(rank)
+            .map(|n| Field::new(n, coord_dt.clone(), false))
+            .collect();
+        fields.push(Field::new(VALUE_COLUMN, data_type(info.value_type), false));
+        let budget = options.memory / DatasetWriteOptions::BUFFER_SHARE.1
+            * DatasetWriteOptions::BUFFER_SHARE.0;
+        Ok(DatasetWriter {
+            dir,
+            info: info.clone(),
+            tile_shape: tile_shape.to_vec(),
+            grid,
+            grid_strides,
+            width: info.value_type.byte_width(),
+            coordinate_type,
+            fields,
+            coo_metadata: table.metadata(),
+            options: *options,
+            buffers: Vec::new(),
+            slots: HashMap::new(),
+            last: None,
+            buffered: 0,
+            budget,
+            files: BTreeMap::new(),
+            scratch: vec![0; rank],
+        })
+    }
+
+    /// The tensor being written.
+    pub fn info(&self) -> &TensorInfo {
+        &self.info
+    }
+
+    /// The number of tiles along each dimension.
+    pub fn grid(&self) -> &[usize] {
+        &self.grid
+    }
+
+    /// Writes entries with global coordinates, in any order and any tiles: `coords` holds
+    /// `rank` coordinates per entry, entry after entry (a row-major COO index), `values`
+    /// one little-endian value of the tensor's type per entry.
+    pub fn write_entries(&mut self, coords: &IndexArray, values: &[u8]) -> Result<()> {
+        let rank = self.info.ndim();
+        let n = values.len() / self.width;
+        if values.len() % self.width != 0 || coords.len() != n * rank {
+            return fail(ErrorKind::CountMismatch {
+                what: format!(
+                    "coordinates of {n} entries of rank {rank} ({} bytes of {} values)",
+                    values.len(),
+                    self.info.value_type
+                ),
+                expected: (n * rank) as u64,
+                found: coords.len() as u64,
+            });
+        }
+        crate::dispatch_index!(coords.index_type(), I => self.write_typed::<I>(coords, values))
+    }
+
+    fn write_typed<I: NativeIndex>(&mut self, coords: &IndexArray, values: &[u8]) -> Result<()> {
+        let Some(cs) = coords.values::<I>() else {
+            return invalid("misaligned coordinates".into());
+        };
+        let rank = self.info.ndim();
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let result = (|| {
+            for (c, v) in cs.chunks_exact(rank).zip(values.chunks_exact(self.width)) {
+                for (s, &x) in scratch.iter_mut().zip(c) {
+                    let Some(x) = x.to_i64().filter(|&x| x >= 0) else {
+                        return fail(ErrorKind::CoordinateOutOfRange {
+                            coords: c.iter().map(|x| x.as_usize()).collect(),
+                            shape: self.info.shape.clone(),
+                        });
+                    };
+                    *s = x as u64;
+                }
+                self.push(&scratch, v)?;
+            }
+            Ok(())
+        })();
+        self.scratch = scratch;
+        result
+    }
+
+    /// Writes a batch of a chunked text reader (`formats::mtx::read_chunks`,
+    /// `formats::tns::read_chunks`).
+    #[cfg(any(feature = "matrix-market", feature = "frostt"))]
+    pub fn write_batch(&mut self, batch: &EntryBatch) -> Result<()> {
+        if batch.value_type != self.info.value_type || batch.ndim != self.info.ndim() {
+            return fail(ErrorKind::Inconsistent {
+                what: "an entry batch written to a dataset (value type, rank)".into(),
+                first: format!("{} rank {}", self.info.value_type, self.info.ndim()),
+                found: format!("{} rank {}", batch.value_type, batch.ndim),
+            });
+        }
+        self.write_entries(&batch.coords, batch.values.as_slice())
+    }
+
+    /// Writes the stored values of a sparse tensor of the dataset's shape (global
+    /// coordinates; the whole tensor or any part of it).
+    pub fn write_sparse(&mut self, tensor: &SparseTensor) -> Result<()> {
+        self.check_type(tensor.value_type())?;
+        if tensor.shape() != self.info.shape.as_slice() {
+            return self.shape_mismatch("a sparse tensor", tensor.shape());
+        }
+        self.write_stored(tensor, &vec![0; tensor.ndim()])
+    }
+
+    /// Writes the entries of one tile: `tensor` has the tile's extent as its shape (smaller
+    /// at the far edges of the grid) and coordinates local to the tile.
+    pub fn write_tile(&mut self, tile: &[usize], tensor: &SparseTensor) -> Result<()> {
+        self.check_type(tensor.value_type())?;
+        if tile.len() != self.grid.len() || tile.iter().zip(&self.grid).any(|(i, g)| i >= g) {
+            return invalid(format!("tile {tile:?} is outside the grid {:?}", self.grid));
+        }
+        let bounds = tile_bounds(tile, &self.tile_shape, &self.info.shape);
+        let extent: Vec<usize> = bounds.iter().map(|(lo, hi)| (hi - lo) as usize).collect();
+        if tensor.shape() != extent.as_slice() {
+            return self.shape_mismatch("the tensor of a tile", tensor.shape());
+        }
+        let origin: Vec<u64> = bounds.iter().map(|b| b.0).collect();
+        self.write_stored(tensor, &origin)
+    }
+
+    fn write_stored(&mut self, tensor: &SparseTensor, origin: &[u64]) -> Result<()> {
+        let values = tensor.values_buffer().clone();
+        let width = self.width;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut failed = None;
+        let walk = tensor.for_each_stored(|c, p| {
+            if failed.is_some() {
+                return;
+            }
+            for ((s, &x), &o) in scratch.iter_mut().zip(c).zip(origin) {
+                *s = x as u64 + o;
+            }
+            let v = values.get(p * width..(p + 1) * width).unwrap_or_default();
+            if let Err(e) = self.push(&scratch, v) {
+                failed = Some(e);
+            }
+        });
+        self.scratch = scratch;
+        walk?;
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// Writes the non-zeros of a dense tensor of the dataset's shape (any strides; a
+    /// value equal to zero, `-0.0` included, is not stored, `NaN` is).
+    pub fn write_dense(&mut self, tensor: &Tensor) -> Result<()> {
+        self.check_type(tensor.value_type())?;
+        if tensor.shape() != self.info.shape.as_slice() {
+            return self.shape_mismatch("a dense tensor", tensor.shape());
+        }
+        crate::dispatch_value!(tensor.value_type(), T => self.write_dense_typed::<T>(tensor))
+    }
+
+    fn write_dense_typed<T: NativeValue>(&mut self, tensor: &Tensor) -> Result<()> {
+        let shape = tensor.shape().to_vec();
+        if shape.contains(&0) {
+            return Ok(());
+        }
+        let strides = tensor.strides().to_vec();
+        let data = tensor.data().clone();
+        let width = self.width;
+        let rank = shape.len();
+        let mut index = vec![0usize; rank];
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let result = (|| loop {
+            let offset: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
+            if let Some(v) = data.get(offset..offset + width) {
+                if T::read_le(v).is_some_and(|x| !x.is_zero()) {
+                    for (s, &i) in scratch.iter_mut().zip(&index) {
+                        *s = i as u64;
+                    }
+                    self.push(&scratch, v)?;
+                }
+            }
+            // The next index in row-major order.
+            let mut d = rank;
+            loop {
+                if d == 0 {
+                    return Ok(());
+                }
+                d -= 1;
+                let (Some(i), Some(&n)) = (index.get_mut(d), shape.get(d)) else {
+                    return Ok(());
+                };
+                *i += 1;
+                if *i < n {
+                    break;
+                }
+                *i = 0;
+            }
+        })();
+        self.scratch = scratch;
+        result
+    }
+
+    fn check_type(&self, t: ValueType) -> Result<()> {
+        if t != self.info.value_type {
+            return fail(ErrorKind::TypeMismatch {
+                expected: self.info.value_type.to_string(),
+                found: t.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn shape_mismatch(&self, what: &str, shape: &[usize]) -> Result<()> {
+        fail(ErrorKind::Inconsistent {
+            what: format!("the shape of {what} written to a dataset"),
+            first: format!("{:?}", self.info.shape),
+            found: format!("{shape:?}"),
+        })
+    }
+
+    /// Routes one entry (global coordinates, checked against the shape) to its tile.
+    #[inline]
+    fn push(&mut self, c: &[u64], value: &[u8]) -> Result<()> {
+        let slot = match &self.last {
+            Some(last)
+                if c.iter()
+                    .zip(&last.bounds)
+                    .all(|(&x, &(lo, hi))| x >= lo && x < hi) =>
+            {
+                last.slot
+            }
+            _ => self.locate(c)?,
+        };
+        let Some(b) = self.buffers.get_mut(slot) else {
+            return invalid("a tile buffer is missing".into());
+        };
+        let before = b.bytes();
+        b.coords.extend_from_slice(c);
+        b.values.extend_from_slice(value);
+        let after = b.bytes();
+        self.buffered = self.buffered + after - before;
+        if self.buffered > self.budget {
+            self.flush(false)?;
+        }
+        Ok(())
+    }
+
+    /// The slot of the tile of `c` (a new one for a tile not seen yet).
+    fn locate(&mut self, c: &[u64]) -> Result<usize> {
+        let mut key = 0u64;
+        let mut tile = Vec::with_capacity(c.len());
+        for (d, &x) in c.iter().enumerate() {
+            let (Some(&n), Some(&t), Some(&s)) = (
+                self.info.shape.get(d),
+                self.tile_shape.get(d),
+                self.grid_strides.get(d),
+            ) else {
+                return invalid("a coordinate of the wrong rank".into());
+            };
+            if x >= n as u64 {
+                return fail(ErrorKind::CoordinateOutOfRange {
+                    coords: c.iter().map(|&x| x as usize).collect(),
+                    shape: self.info.shape.clone(),
+                });
+            }
+            let i = x / t as u64;
+            tile.push(i as usize);
+            key += i * s;
+        }
+        let slot = match self.slots.get(&key) {
+            Some(&s) => s,
+            None => {
+                let s = self.buffers.len();
+                self.buffers.push(TileBuffer {
+                    tile: tile.clone(),
+                    ..TileBuffer::default()
+                });
+                self.slots.insert(key, s);
+                s
+            }
+        };
+        self.last = Some(Last {
+            slot,
+            bounds: tile_bounds(&tile, &self.tile_shape, &self.info.shape),
+        });
+        Ok(slot)
+    }
+
+    /// Writes buffered tiles as part files: all of them, or (`all` false) the largest until
+    /// the buffers hold at most half their budget.
+    fn flush(&mut self, all: bool) -> Result<()> {
+        let mut order: Vec<usize> = (0..self.buffers.len())
+            .filter(|&s| self.buffers.get(s).is_some_and(|b| !b.values.is_empty()))
+            .collect();
+        order
+            .sort_by_key(|&s| std::cmp::Reverse(self.buffers.get(s).map_or(0, |b| b.values.len())));
+        let mut jobs = Vec::new();
+        for s in order {
+            if !all && self.buffered <= self.budget / 2 {
+                break;
+            }
+            let Some(b) = self.buffers.get_mut(s) else {
+                continue;
+            };
+            let taken = TileBuffer {
+                tile: b.tile.clone(),
+                coords: std::mem::take(&mut b.coords),
+                values: std::mem::take(&mut b.values),
+            };
+            self.buffered = self.buffered.saturating_sub(taken.bytes());
+            let part = self.files.get(&taken.tile).map_or(0, Vec::len);
+            let path = format!("{}/part-{part:05}.parquet", tile_dir(&taken.tile));
+            jobs.push((taken, path));
+        }
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        let threads = crate::parallel::thread_count(self.options.threads);
+        let this = &*self;
+        let written =
+            crate::parallel::run(threads, jobs, "writing dataset tiles", |_, (buf, path)| {
+                let tile = buf.tile.clone();
+                this.write_part(buf, &path).map(|nnz| (tile, path, nnz))
+            })?;
+        for result in written {
+            let (tile, path, nnz) = result?;
+            self.files
+                .entry(tile)
+                .or_default()
+                .push(FileEntry { path, nnz });
+        }
+        Ok(())
+    }
+
+    /// Sorts one tile's buffered entries (row-major) and writes them as the part file
+    /// `path`; returns its row count.
+    fn write_part(&self, buf: TileBuffer, path: &str) -> Result<u64> {
+        let rank = self.info.ndim();
+        let width = self.width;
+        let n = buf.values.len() / width;
+        let bounds = tile_bounds(&buf.tile, &self.tile_shape, &self.info.shape);
+        let order = sort_entries(&buf.coords, rank, &bounds)?;
+        // Adjacent equal coordinates after the sort: one written twice.
+        for pair in order.windows(2) {
+            if let [a, b] = pair {
+                let ca = buf.coords.get(a * rank..(a + 1) * rank);
+                if ca == buf.coords.get(b * rank..(b + 1) * rank) {
+                    return invalid(format!(
+                        "the coordinate {:?} is written twice",
+                        ca.unwrap_or_default()
+                    ));
+                }
+            }
+        }
+        let mut metadata = HashMap::new();
+        metadata.insert(COO_TABLE_KEY.to_string(), self.coo_metadata.clone());
+        metadata.insert(
+            TILE_KEY.to_string(),
+            tile_metadata(&buf.tile, &self.tile_shape, &self.grid),
+        );
+        let schema: SchemaRef = Arc::new(Schema::new_with_metadata(self.fields.clone(), metadata));
+        let full = self.dir.join(path);
+        if let Some(parent) = full.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let file = std::fs::File::create(&full)?;
+        let mut writer = ParquetWriter::try_new(
+            BufWriter::with_capacity(1 << 20, file),
+            schema.clone(),
+            &self.options.parquet,
+        )?;
+        const ROWS: usize = 1 << 16;
+        for chunk in order.chunks(ROWS) {
+            let mut columns: Vec<ArrayRef> = Vec::with_capacity(rank + 1);
+            for d in 0..rank {
+                let column = crate::dispatch_index!(self.coordinate_type, I => gather_coords::<I>(&buf.coords, rank, d, chunk));
+                columns.push(column?);
+            }
+            columns.push(gather_values(
+                &buf.values,
+                width,
+                chunk,
+                self.info.value_type,
+            )?);
+            writer.write(&RecordBatch::try_new(schema.clone(), columns)?)?;
+        }
+        let mut out = writer.finish()?;
+        out.flush()?;
+        Ok(n as u64)
+    }
+
+    /// Writes the buffered entries and then the manifest; returns the manifest.
+    pub fn finish(mut self) -> Result<Manifest> {
+        self.flush(true)?;
+        let tiles: Vec<TileEntry> = std::mem::take(&mut self.files)
+            .into_iter()
+            .map(|(tile, files)| TileEntry {
+                nnz: files.iter().map(|f| f.nnz).sum(),
+                tile,
+                files,
+            })
+            .collect();
+        let manifest = Manifest {
+            info: self.info.clone(),
+            tile_shape: self.tile_shape.clone(),
+            grid: self.grid.clone(),
+            nnz: tiles.iter().map(|t| t.nnz).sum(),
+            tiles,
+        };
+        // Written under a temporary name and renamed: the manifest appears whole or not at
+        // all.
+        let tmp = self.dir.join(format!("{MANIFEST_FILE}.tmp"));
+        {
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(manifest.to_json().as_bytes())?;
+            f.sync_all()?;
+        }
+        std::fs::rename(&tmp, self.dir.join(MANIFEST_FILE))?;
+        Ok(manifest)
+    }
+}
+
+fn invalid<T>(reason: String) -> Result<T> {
+    fail(ErrorKind::InvalidArgument(reason))
+}
+
+/// The Arrow type of a value type.
+pub(super) fn data_type(t: ValueType) -> DataType {
+    match t {
+        ValueType::Int8 => DataType::Int8,
+        ValueType::Int16 => DataType::Int16,
+        ValueType::Int32 => DataType::Int32,
+        ValueType::Int64 => DataType::Int64,
+        ValueType::UInt8 => DataType::UInt8,
+        ValueType::UInt16 => DataType::UInt16,
+        ValueType::UInt32 => DataType::UInt32,
+        ValueType::UInt64 => DataType::UInt64,
+        ValueType::Float16 => DataType::Float16,
+        ValueType::Float32 => DataType::Float32,
+        ValueType::Float64 => DataType::Float64,
+    }
+}
+
+/// The positions of the entries in row-major order of their coordinates: by a key local
+/// to the tile when the tile's element count fits a `u64`, else by comparing coordinates.
+fn sort_entries(coords: &[u64], rank: usize, bounds: &[(u64, u64)]) -> Result<Vec<usize>> {
+    let n = coords.len() / rank.max(1);
+    let mut strides = vec![0u64; rank];
+    let mut acc = Some(1u64);
+    for d in (0..rank).rev() {
+        if let (Some(s), Some(a)) = (strides.get_mut(d), acc) {
+            *s = a;
+        }
+        acc = acc.and_then(|a| bounds.get(d).and_then(|(lo, hi)| a.checked_mul(hi - lo)));
+    }
+    if acc.is_some() {
+        let lo: Vec<u64> = bounds.iter().map(|b| b.0).collect();
+        let mut keyed: Vec<(u64, usize)> = coords
+            .chunks_exact(rank)
+            .enumerate()
+            .map(|(i, c)| {
+                let key = c
+                    .iter()
+                    .zip(&lo)
+                    .zip(&strides)
+                    .map(|((&x, &l), &s)| (x - l) * s)
+                    .sum();
+                (key, i)
+            })
+            .collect();
+        keyed.sort_unstable();
+        return Ok(keyed.into_iter().map(|(_, i)| i).collect());
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_unstable_by(|&a, &b| {
+        coords
+            .get(a * rank..(a + 1) * rank)
+            .cmp(&coords.get(b * rank..(b + 1) * rank))
+    });
+    Ok(order)
+}
+
+/// Coordinate column `d` of the entries at `order`, as an array of `I`.
+fn gather_coords<I: NativeIndex>(
+    coords: &[u64],
+    rank: usize,
+    d: usize,
+    order: &[usize],
+) -> Result<ArrayRef> {
+    let column: Vec<I> = order
+        .iter()
+        .map(|&i| I::usize_as(coords.get(i * rank + d).copied().unwrap_or(0) as usize))
+        .collect();
+    array(
+        data_type(ValueType::from_index_type(I::TYPE)),
+        Buffer::from_vec(column),
+        order.len(),
+    )
+}
+
+/// The values of the entries at `order`.
+fn gather_values(values: &[u8], width: usize, order: &[usize], t: ValueType) -> Result<ArrayRef> {
+    fn gather<const W: usize>(values: &[u8], order: &[usize]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(order.len() * W);
+        for &i in order {
+            let v: [u8; W] = values
+                .get(i * W..(i + 1) * W)
+                .and_then(|s| s.try_into().ok())
+                .unwrap_or([0; W]);
+            out.extend_from_slice(&v);
+        }
+        out
+    }
+    let bytes = match width {
+        1 => gather::<1>(values, order),
+        2 => gather::<2>(values, order),
+        4 => gather::<4>(values, order),
+        _ => gather::<8>(values, order),
+    };
+    array(data_type(t), Buffer::from_vec(bytes), order.len())
+}
+
+/// A primitive array of `len` values of type `t` over `buffer`.
+fn array(t: DataType, buffer: Buffer, len: usize) -> Result<ArrayRef> {
+    let data = ArrayDataBuilder::new(t)
+        .len(len)
+        .add_buffer(buffer)
+        .align_buffers(true)
+        .build()?;
+    Ok(make_array(data))
+}

@@ -1,0 +1,436 @@
+//! [`ParquetBatches`] and its options.
+
+use super::check::{check_metadata, contain, footer_range, invalid};
+use super::write::retype;
+use crate::error::{fail, ErrorKind, Result};
+use crate::Limits;
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, FieldRef, Schema, SchemaRef};
+use bytes::Bytes;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
+};
+use parquet::file::metadata::ParquetMetaDataReader;
+use std::sync::Arc;
+
+/// Options of [`ParquetBatches`].
+///
+/// ```
+/// use arrow_tensor_ipc::record_batch::ParquetReadOptions;
+/// use arrow_tensor_ipc::Limits;
+/// let options = ParquetReadOptions::default()
+///     .with_limits(Limits::default().with_max_metadata_len(1 << 20))
+///     .with_batch_rows(4096);
+/// assert_eq!(options.batch_rows, Some(4096));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ParquetReadOptions {
+    /// Size limits: [`Limits::max_metadata_len`] bounds the footer,
+    /// [`Limits::max_body_len`] the uncompressed size of a column chunk, and
+    /// [`Limits::max_rank`] the nesting depth of the schema.
+    pub limits: Limits,
+    /// Rows per batch read. Default `None`: as many rows as hold about 64 MiB of
+    /// uncompressed data by the footer's figures (at least 1, at most 2^20).
+    pub batch_rows: Option<usize>,
+    /// Most row groups accepted in a file. Default 2^20.
+    pub max_row_groups: usize,
+    /// Most leaf columns accepted in a file. Default 2^16.
+    pub max_columns: usize,
+    /// Most rows accepted in a file. Default 2^40.
+    pub max_rows: u64,
+    /// Deepest nesting of groups accepted in the Parquet schema (checked before the
+    /// `parquet` crate builds the schema, recursively). Default 64; a tensor column
+    /// nests 3 or 4 deep.
+    pub max_schema_depth: usize,
+}
+
+impl Default for ParquetReadOptions {
+    fn default() -> Self {
+        ParquetReadOptions {
+            limits: Limits::default(),
+            batch_rows: None,
+            max_row_groups: 1 << 20,
+            max_columns: 1 << 16,
+            max_rows: 1 << 40,
+            max_schema_depth: 64,
+        }
+    }
+}
+
+impl ParquetReadOptions {
+    /// Sets [`ParquetReadOptions::limits`].
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets [`ParquetReadOptions::batch_rows`] (at least 1).
+    pub fn with_batch_rows(mut self, rows: usize) -> Self {
+        self.batch_rows = Some(rows.max(1));
+        self
+    }
+
+    /// Sets [`ParquetReadOptions::max_row_groups`].
+    pub fn with_max_row_groups(mut self, row_groups: usize) -> Self {
+        self.max_row_groups = row_groups;
+        self
+    }
+
+    /// Sets [`ParquetReadOptions::max_columns`].
+    pub fn with_max_columns(mut self, columns: usize) -> Self {
+        self.max_columns = columns;
+        self
+    }
+
+    /// Sets [`ParquetReadOptions::max_schema_depth`].
+    pub fn with_max_schema_depth(mut self, depth: usize) -> Self {
+        self.max_schema_depth = depth;
+        self
+    }
+
+    /// Sets [`ParquetReadOptions::max_rows`].
+    pub fn with_max_rows(mut self, rows: u64) -> Self {
+        self.max_rows = rows;
+        self
+    }
+}
+
+/// The record batches of one Parquet file held in memory (a buffer or a memory map),
+/// decoded batch by batch, with the Arrow schema the file stores (see the
+/// [module documentation](crate::record_batch::parquet) for the checks).
+pub struct ParquetBatches {
+    schema: SchemaRef,
+    num_rows: u64,
+    /// `None` once the batches are exhausted or an error stopped them.
+    reader: Option<ParquetRecordBatchReader>,
+    /// Batches returned so far.
+    batches: u64,
+    /// Rows returned so far.
+    rows_read: u64,
+    /// Rows per batch.
+    batch_rows: u64,
+}
+
+/// Bytes of uncompressed data a batch holds by default.
+const BATCH_BYTES: u64 = 64 << 20;
+
+impl ParquetBatches {
+    /// Opens the Parquet file in `data`: checks and decodes its footer.
+    pub fn try_new(data: impl Into<Bytes>, options: &ParquetReadOptions) -> Result<Self> {
+        let data: Bytes = data.into();
+        let footer = footer_range(&data, options)?;
+        let footer_bytes = data.get(footer.clone()).unwrap_or_default();
+        super::check::check_footer_thrift(footer_bytes, options)?;
+        let metadata = contain(
+            || "footer".to_string(),
+            || ParquetMetaDataReader::decode_metadata(footer_bytes),
+        )?
+        .or_else(|e| invalid("footer", e.to_string()))?;
+        let num_rows = check_metadata(&metadata, options, &data, footer.start as u64)?;
+        let batch_rows = match options.batch_rows {
+            Some(rows) => rows.max(1),
+            None => {
+                let per_row = metadata
+                    .row_groups()
+                    .iter()
+                    .map(|g| {
+                        let bytes: i64 = g
+                            .columns()
+                            .iter()
+                            .map(|c| c.uncompressed_size().max(0))
+                            .fold(0i64, i64::saturating_add);
+                        (bytes.max(0) as u64).div_ceil(g.num_rows().max(1) as u64)
+                    })
+                    .max()
+                    .unwrap_or(1)
+                    .max(1);
+                (BATCH_BYTES / per_row).clamp(1, 1 << 20) as usize
+            }
+        };
+        let arrow = contain(
+            || "footer (Arrow schema)".to_string(),
+            || ArrowReaderMetadata::try_new(Arc::new(metadata), ArrowReaderOptions::new()),
+        )?
+        .or_else(|e| invalid("footer (Arrow schema)", e.to_string()))?;
+        let schema = match stored_schema(arrow.metadata()) {
+            Some(stored) => with_stored_nullability(arrow.schema(), &stored),
+            None => arrow.schema().clone(),
+        };
+        for field in schema.fields() {
+            check_type(field.name(), field.data_type(), options.limits.max_rank, 0)?;
+        }
+        let reader = contain(
+            || "row groups".to_string(),
+            || {
+                ParquetRecordBatchReaderBuilder::new_with_metadata(data, arrow)
+                    .with_batch_size(batch_rows)
+                    .build()
+            },
+        )?
+        .or_else(|e| invalid("row groups", e.to_string()))?;
+        Ok(ParquetBatches {
+            schema,
+            num_rows,
+            reader: Some(reader),
+            batches: 0,
+            rows_read: 0,
+            batch_rows: batch_rows as u64,
+        })
+    }
+
+    /// Memory-maps the file at `path` and opens it.
+    ///
+    /// # Safety
+    ///
+    /// As for [`map_file`](crate::map_file): the file must not be truncated or modified
+    /// while the batches, or any array read from them, are alive.
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub unsafe fn open(path: &std::path::Path, options: &ParquetReadOptions) -> Result<Self> {
+        // SAFETY: the caller upholds map_file's contract.
+        let map = unsafe { crate::io::map_file(path)? };
+        Self::try_new(Bytes::from_owner(map), options)
+    }
+
+    /// The Arrow schema of the batches, with the metadata the file stores (the schema
+    /// metadata and each field's, such as extension types).
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The number of rows of the file, from its footer.
+    pub fn num_rows(&self) -> u64 {
+        self.num_rows
+    }
+}
+
+impl ParquetBatches {
+    /// `batch` with the stored schema: the parquet crate's batches carry the fields but
+    /// not the schema's metadata, and take the nullability of nested fields from the
+    /// Parquet schema (optional inside the tensor columns this crate writes, see
+    /// `write::relaxed`), which the stored schema may declare non-nullable.
+    fn restore(&self, batch: RecordBatch) -> Result<RecordBatch> {
+        let columns = batch
+            .columns()
+            .iter()
+            .zip(self.schema.fields())
+            .map(|(c, f)| {
+                if c.data_type() == f.data_type() {
+                    Ok(c.clone())
+                } else {
+                    Ok(arrow_array::make_array(retype(c.to_data(), f.data_type())?))
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+        Ok(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &options,
+        )?)
+    }
+}
+
+impl Iterator for ParquetBatches {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let reader = self.reader.as_mut()?;
+        let batch = self.batches;
+        let (start, end) = (
+            self.rows_read,
+            self.rows_read.saturating_add(self.batch_rows),
+        );
+        let end = end.min(self.num_rows);
+        let part = || format!("rows {start}..{end}");
+        let result = match contain(part, || reader.next()) {
+            // The parquet crate's batches carry the fields but not the schema's metadata.
+            Ok(Some(Ok(b))) => self.restore(b).map_err(|e| match e.into_kind() {
+                kind @ (ErrorKind::InvalidColumn { .. } | ErrorKind::NullCell { .. }) => {
+                    kind.into()
+                }
+                kind => ErrorKind::InvalidParquet {
+                    part: part(),
+                    reason: format!("a batch does not match the file's schema: {kind}"),
+                }
+                .into(),
+            }),
+            Ok(Some(Err(e))) => invalid(part(), e.to_string()),
+            Ok(None) => {
+                self.reader = None;
+                return None;
+            }
+            Err(e) => Err(e),
+        };
+        match &result {
+            Ok(b) => self.rows_read += b.num_rows() as u64,
+            Err(_) => self.reader = None,
+        }
+        self.batches += 1;
+        Some(result.map_err(|e| e.at_batch(batch)))
+    }
+}
+
+/// Refuses a column type the readers of this crate do not take from untrusted files (the
+/// same set as for Arrow IPC: numbers, booleans, strings, binary, dates, and lists and
+/// structs of them), or nested deeper than `max_depth`.
+fn check_type(column: &str, t: &DataType, max_depth: usize, depth: usize) -> Result<()> {
+    use DataType as D;
+    if depth > max_depth {
+        return fail(ErrorKind::ColumnLimitExceeded {
+            column: column.to_string(),
+            what: "nesting depth".to_string(),
+            value: depth as u64,
+            limit: max_depth as u64,
+            rule: "Limits::max_rank".to_string(),
+        });
+    }
+    let ok = match t {
+        D::Null
+        | D::Boolean
+        | D::Int8
+        | D::Int16
+        | D::Int32
+        | D::Int64
+        | D::UInt8
+        | D::UInt16
+        | D::UInt32
+        | D::UInt64
+        | D::Float16
+        | D::Float32
+        | D::Float64
+        | D::Utf8
+        | D::LargeUtf8
+        | D::Binary
+        | D::LargeBinary
+        | D::Date32
+        | D::Date64 => true,
+        D::List(f) | D::LargeList(f) | D::FixedSizeList(f, _) => {
+            return check_type(column, f.data_type(), max_depth, depth + 1)
+        }
+        D::Struct(fields) => {
+            for f in fields {
+                check_type(column, f.data_type(), max_depth, depth + 1)?;
+            }
+            true
+        }
+        _ => false,
+    };
+    if !ok {
+        return fail(ErrorKind::InvalidColumn {
+            column: column.to_string(),
+            reason: format!(
+                "type {t} is not read here (numbers, booleans, strings, binary, dates, lists and structs of them are)"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The Arrow schema stored in the file (key `ARROW:schema`: base64 of an IPC schema
+/// message), when present and readable. The parquet crate has read it already (its
+/// types, field and schema metadata are in the schema it gives); only the nullability of
+/// nested fields is taken from here.
+fn stored_schema(metadata: &parquet::file::metadata::ParquetMetaData) -> Option<Schema> {
+    let text = metadata
+        .file_metadata()
+        .key_value_metadata()?
+        .iter()
+        .find(|kv| kv.key == parquet::arrow::ARROW_SCHEMA_META_KEY)?
+        .value
+        .as_deref()?;
+    let bytes = base64_decode(text.as_bytes())?;
+    let mut rest = bytes.as_slice();
+    if let Some(after) = rest.strip_prefix(&[0xFF; 4]) {
+        rest = after;
+    }
+    let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+    let meta = rest.get(4..4usize.checked_add(len)?)?;
+    let message = arrow_ipc::root_as_message(meta).ok()?;
+    arrow_ipc::convert::try_fb_to_schema(message.header_as_schema()?).ok()
+}
+
+/// Standard base64 (padding optional); `None` on any other byte.
+fn base64_decode(text: &[u8]) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let text = text
+        .strip_suffix(b"==")
+        .or_else(|| text.strip_suffix(b"="))
+        .unwrap_or(text);
+    let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
+    for chunk in text.chunks(4) {
+        let mut word = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            word |= value(c)? << (18 - 6 * i as u32);
+        }
+        let bytes = word.to_be_bytes();
+        match chunk.len() {
+            4 => out.extend_from_slice(bytes.get(1..4)?),
+            3 => out.extend_from_slice(bytes.get(1..3)?),
+            2 => out.extend_from_slice(bytes.get(1..2)?),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// `inferred` (the parquet crate's schema) with each field replaced by the stored one
+/// where the two differ only in the nullability of nested fields.
+fn with_stored_nullability(inferred: &SchemaRef, stored: &Schema) -> SchemaRef {
+    if inferred.fields().len() != stored.fields().len() {
+        return inferred.clone();
+    }
+    let mut changed = false;
+    let fields: Vec<FieldRef> = inferred
+        .fields()
+        .iter()
+        .zip(stored.fields())
+        .map(|(i, s)| {
+            if i != s
+                && i.name() == s.name()
+                && i.is_nullable() == s.is_nullable()
+                && i.metadata() == s.metadata()
+                && same_but_nullability(i.data_type(), s.data_type())
+            {
+                changed = true;
+                s.clone()
+            } else {
+                i.clone()
+            }
+        })
+        .collect();
+    if !changed {
+        return inferred.clone();
+    }
+    Arc::new(Schema::new_with_metadata(
+        fields,
+        inferred.metadata().clone(),
+    ))
+}
+
+/// Whether `a` and `b` are equal but for the nullability of nested fields.
+fn same_but_nullability(a: &DataType, b: &DataType) -> bool {
+    use DataType as D;
+    let field = |x: &FieldRef, y: &FieldRef| {
+        x.name() == y.name() && same_but_nullability(x.data_type(), y.data_type())
+    };
+    match (a, b) {
+        (D::List(x), D::List(y)) | (D::LargeList(x), D::LargeList(y)) => field(x, y),
+        (D::FixedSizeList(x, n), D::FixedSizeList(y, m)) => n == m && field(x, y),
+        (D::Struct(xs), D::Struct(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys.iter()).all(|(x, y)| field(x, y))
+        }
+        _ => a == b,
+    }
+}

@@ -1,0 +1,1 @@
+//! `arrow-tensor tile` and `convert DIR OUT`.

@@ -1,0 +1,108 @@
+"""pyarrow's side of tests/parquet.rs.
+
+`parquet_check.py read DIR`: reads every `*.parquet` file of DIR with
+`pyarrow.parquet.read_table` and prints, as one JSON object keyed by file name, what pyarrow
+sees: the schema metadata, each field's type, extension name and field metadata, and the
+values (the cells of a fixed-shape tensor column through `to_numpy_ndarray()`, the storage
+of other extension columns and plain columns through `to_pylist()`).
+
+`parquet_check.py write DIR`: writes with `pyarrow.parquet.write_table`
+- `fixed.parquet`: a `fixed_shape_tensor` column of float32 cells of shape (3, 4) with
+  dimension names, from `from_numpy_ndarray` of `arange(24).reshape(2, 3, 4)`, in two row
+  groups;
+- `coo.parquet`: a COO table of a 5 x 7 float64 matrix with this crate's schema metadata
+  (`arrow_tensor_ipc.sparse_tensor`), int32 coordinate columns `row`, `col`;
+and prints the pyarrow version.
+"""
+
+import json
+import pathlib
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+def describe(table):
+    fields = []
+    for field, column in zip(table.schema, table.columns):
+        column = column.combine_chunks()
+        entry = {
+            "name": field.name,
+            "type": str(field.type),
+            "metadata": {
+                k.decode(): v.decode() for k, v in (field.metadata or {}).items()
+            },
+        }
+        if isinstance(field.type, pa.BaseExtensionType):
+            entry["extension"] = field.type.extension_name
+            if isinstance(field.type, pa.FixedShapeTensorType):
+                cells = column.to_numpy_ndarray()
+                entry["shape"] = list(cells.shape)
+                entry["values"] = cells.reshape(-1).tolist()
+                entry["dim_names"] = field.type.dim_names
+            else:
+                entry["values"] = column.storage.to_pylist()
+        else:
+            entry["values"] = column.to_pylist()
+        fields.append(entry)
+    return {
+        "rows": table.num_rows,
+        "metadata": {
+            k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()
+        },
+        "fields": fields,
+    }
+
+
+def read(directory):
+    out = {}
+    for path in sorted(directory.glob("*.parquet")):
+        out[path.name] = describe(pq.read_table(path))
+    return out
+
+
+def write(directory):
+    cells = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    tensor_type = pa.fixed_shape_tensor(pa.float32(), (3, 4), dim_names=["y", "x"])
+    storage = pa.FixedShapeTensorArray.from_numpy_ndarray(cells).storage
+    column = pa.ExtensionArray.from_storage(tensor_type, storage)
+    table = pa.table({"t": column})
+    pq.write_table(table, directory / "fixed.parquet", row_group_size=1)
+
+    rows = np.array([0, 1, 3, 4], dtype=np.int32)
+    cols = np.array([2, 0, 6, 5], dtype=np.int32)
+    values = np.array([1.5, -2.0, 3.25, 4.0])
+    meta = {
+        "arrow_tensor_ipc.sparse_tensor": json.dumps(
+            {
+                "shape": [5, 7],
+                "format": "COO",
+                "index_type": "int32",
+                "dim_names": ["row", "col"],
+            }
+        )
+    }
+    schema = pa.schema(
+        [
+            pa.field("row", pa.int32(), nullable=False),
+            pa.field("col", pa.int32(), nullable=False),
+            pa.field("value", pa.float64(), nullable=False),
+        ],
+        metadata=meta,
+    )
+    table = pa.table([rows, cols, values], schema=schema)
+    pq.write_table(table, directory / "coo.parquet")
+    return {}
+
+
+def main():
+    mode, directory = sys.argv[1], pathlib.Path(sys.argv[2])
+    result = read(directory) if mode == "read" else write(directory)
+    result["pyarrow"] = pa.__version__
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,690 @@
+//! Parquet files of record batches (feature `parquet`): round trips through our reader and
+//! arrow-rs's own, pyarrow 26 reading what we write and writing what we read, bounded
+//! row groups, and hostile files (truncations, bit flips, crafted footers, the known panics
+//! of the `parquet` crate) giving typed errors.
+//!
+//! The pyarrow half needs `.venv/bin/python` with the pinned pyarrow or
+//! `ARROW_TENSOR_PYTHON`; a missing interpreter fails the suite, it never skips it.
+
+use arrow_array::{Array, RecordBatch};
+use arrow_tensor_ipc::record_batch::{
+    coo_table_to_sparse, fixed_shape_to_tensor, sparse_to_coo_table, tensor_to_fixed_shape,
+    tensors_to_variable_shape, variable_shape_to_tensors, FixedShapeOptions, IpcBatches, IpcFormat,
+    IpcWriter, ParquetBatches, ParquetCompression, ParquetReadOptions, ParquetWriteOptions,
+    ParquetWriter, COO_TABLE_KEY,
+};
+use arrow_tensor_ipc::{ConvertOptions, ErrorKind, Limits, SparseFormat, SparseTensor, Tensor};
+use bytes::Bytes;
+use serde_json::Value;
+use std::sync::Arc;
+
+#[path = "common/venv.rs"]
+mod venv;
+
+fn write(batches: &[RecordBatch], options: &ParquetWriteOptions) -> Vec<u8> {
+    let mut w = ParquetWriter::try_new(Vec::new(), batches[0].schema(), options).unwrap();
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+fn read_all(bytes: &[u8]) -> (arrow_schema::SchemaRef, Vec<RecordBatch>) {
+    let r = ParquetBatches::try_new(bytes.to_vec(), &ParquetReadOptions::default()).unwrap();
+    let schema = r.schema().clone();
+    let batches = r.collect::<Result<Vec<_>, _>>().unwrap();
+    (schema, batches)
+}
+
+/// Asserts that two row-major tensors hold the same type, shape and values.
+fn same(a: &Tensor, b: &Tensor) {
+    assert!(a.is_row_major() && b.is_row_major());
+    assert_eq!(a.value_type(), b.value_type());
+    assert_eq!(a.shape(), b.shape());
+    assert_eq!(a.data().as_slice(), b.data().as_slice());
+}
+
+/// A 6 x 5 matrix with 7 stored values.
+fn matrix() -> Tensor {
+    let mut dense = vec![0f64; 30];
+    for (i, v) in [
+        (0, 1.5),
+        (4, -2.0),
+        (7, 3.0),
+        (13, 4.5),
+        (20, 5.0),
+        (22, -6.5),
+        (29, 7.0),
+    ] {
+        dense[i] = v;
+    }
+    Tensor::from_vec(vec![6, 5], dense).unwrap()
+}
+
+fn every_kind() -> Vec<(&'static str, RecordBatch)> {
+    let dense = Tensor::from_vec(vec![4, 2, 3], (0..24i16).collect()).unwrap();
+    let fixed = tensor_to_fixed_shape(&dense, &FixedShapeOptions::default())
+        .unwrap()
+        .into_record_batch("cells")
+        .unwrap();
+    let variable = tensors_to_variable_shape(&[
+        Tensor::from_vec(vec![2, 3], (0..6u32).collect()).unwrap(),
+        Tensor::from_vec(vec![1, 4], (10..14u32).collect()).unwrap(),
+        Tensor::from_vec(vec![0, 2], Vec::<u32>::new()).unwrap(),
+    ])
+    .unwrap()
+    .into_record_batch("shapes")
+    .unwrap();
+    let options = ConvertOptions::default();
+    let mut out = vec![("fixed", fixed), ("variable", variable)];
+    for (name, format) in [
+        ("coo", SparseFormat::Coo),
+        ("csr", SparseFormat::Csr),
+        ("csc", SparseFormat::Csc),
+    ] {
+        let sparse = matrix().to_sparse(format, &options).unwrap();
+        out.push((name, sparse_to_coo_table(&sparse).unwrap()));
+    }
+    let cube = Tensor::from_vec(
+        vec![3, 4, 5],
+        (0..60).map(|i| (i % 7 == 0) as i64 * i).collect(),
+    )
+    .unwrap();
+    let csf = cube.to_sparse(SparseFormat::Csf, &options).unwrap();
+    out.push(("csf", sparse_to_coo_table(&csf).unwrap()));
+    out
+}
+
+#[test]
+fn every_kind_round_trips_with_its_schema() {
+    for compression in [
+        ParquetCompression::None,
+        ParquetCompression::Snappy,
+        ParquetCompression::Lz4,
+        ParquetCompression::Zstd(3),
+    ] {
+        let options = ParquetWriteOptions::default().with_compression(compression);
+        for (name, batch) in every_kind() {
+            let bytes = write(std::slice::from_ref(&batch), &options);
+            let (schema, batches) = read_all(&bytes);
+            assert_eq!(schema, batch.schema(), "{name} {compression:?}");
+            assert_eq!(batches, vec![batch.clone()], "{name} {compression:?}");
+        }
+    }
+}
+
+#[test]
+fn tensors_come_back_through_the_record_batch_readers() {
+    let kinds = every_kind();
+    let bytes = write(std::slice::from_ref(&kinds[0].1), &Default::default());
+    let (schema, batches) = read_all(&bytes);
+    let t = fixed_shape_to_tensor(schema.field(0), batches[0].column(0)).unwrap();
+    same(
+        &t,
+        &Tensor::from_vec(vec![4, 2, 3], (0..24i16).collect()).unwrap(),
+    );
+
+    let bytes = write(std::slice::from_ref(&kinds[1].1), &Default::default());
+    let (schema, batches) = read_all(&bytes);
+    let ts = variable_shape_to_tensors(schema.field(0), batches[0].column(0)).unwrap();
+    assert_eq!(ts.len(), 3);
+    same(
+        &ts[1],
+        &Tensor::from_vec(vec![1, 4], (10..14u32).collect()).unwrap(),
+    );
+
+    for (name, batch) in &kinds[2..] {
+        let original = coo_table_to_sparse(batch, None).unwrap();
+        let bytes = write(std::slice::from_ref(batch), &Default::default());
+        let (_, batches) = read_all(&bytes);
+        let back = coo_table_to_sparse(&batches[0], None).unwrap();
+        assert_eq!(back.format(), original.format(), "{name}");
+        same(&back.to_dense().unwrap(), &original.to_dense().unwrap());
+    }
+}
+
+#[test]
+fn arrow_rs_reads_what_we_write_with_the_extension_types() {
+    use arrow_schema::extension::{FixedShapeTensor, VariableShapeTensor};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    for (name, batch) in every_kind() {
+        let bytes = Bytes::from(write(std::slice::from_ref(&batch), &Default::default()));
+        // arrow-rs's own reader: the values, the field and schema metadata; the nested
+        // fields of tensor columns are nullable there (optional Parquet leaves, which
+        // pyarrow needs to restore its extension types).
+        let reader = ParquetRecordBatchReaderBuilder::try_new(bytes.clone()).unwrap();
+        assert_eq!(
+            reader.schema().metadata(),
+            batch.schema().metadata(),
+            "{name}"
+        );
+        let read: Vec<RecordBatch> = reader.build().unwrap().map(|b| b.unwrap()).collect();
+        assert_eq!(read.len(), 1, "{name}");
+        let (got, want) = (&read[0], &batch);
+        for (i, field) in want.schema().fields().iter().enumerate() {
+            assert_eq!(got.schema().field(i).metadata(), field.metadata(), "{name}");
+            let expected = nullable_inside(want.column(i).to_data());
+            assert_eq!(got.column(i).to_data(), expected, "{name}");
+        }
+        // Through ParquetBatches, the stored schema: arrow-rs's extension types accept it.
+        let ours = ParquetBatches::try_new(bytes, &ParquetReadOptions::default()).unwrap();
+        let schema = ours.schema().clone();
+        match name {
+            "fixed" => {
+                let t = schema
+                    .field(0)
+                    .try_extension_type::<FixedShapeTensor>()
+                    .unwrap();
+                assert_eq!(t.shape(), &[2, 3]);
+            }
+            "variable" => {
+                let t = schema
+                    .field(0)
+                    .try_extension_type::<VariableShapeTensor>()
+                    .unwrap();
+                assert_eq!(t.dimensions(), 2);
+            }
+            _ => assert!(schema.metadata().contains_key(COO_TABLE_KEY), "{name}"),
+        }
+    }
+}
+
+/// `data` with every nested field made nullable.
+fn nullable_inside(data: arrow_data::ArrayData) -> arrow_data::ArrayData {
+    use arrow_schema::{DataType as D, Field};
+    let open = |f: &Arc<Field>, child: &arrow_data::ArrayData| {
+        Arc::new(
+            f.as_ref()
+                .clone()
+                .with_nullable(true)
+                .with_data_type(child.data_type().clone()),
+        )
+    };
+    let children: Vec<arrow_data::ArrayData> = data
+        .child_data()
+        .iter()
+        .cloned()
+        .map(nullable_inside)
+        .collect();
+    let t = match data.data_type() {
+        D::List(f) => D::List(open(f, &children[0])),
+        D::FixedSizeList(f, n) => D::FixedSizeList(open(f, &children[0]), *n),
+        D::Struct(fields) => D::Struct(
+            fields
+                .iter()
+                .zip(&children)
+                .map(|(f, c)| open(f, c))
+                .collect(),
+        ),
+        t => t.clone(),
+    };
+    data.into_builder()
+        .data_type(t)
+        .child_data(children)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn pyarrow_reads_what_we_write() {
+    let dir = venv::scratch("parquet", "pyarrow_reads");
+    let kinds = every_kind();
+    for (name, batch) in &kinds {
+        let options = ParquetWriteOptions::default().with_row_group_rows(2);
+        let bytes = write(std::slice::from_ref(batch), &options);
+        std::fs::write(dir.join(format!("{name}.parquet")), bytes).unwrap();
+    }
+    let seen = venv::run_json("tests/interop/parquet_check.py", "read", &dir);
+    assert_eq!(seen["pyarrow"], "26.0.1");
+
+    let fixed = &seen["fixed.parquet"]["fields"][0];
+    assert_eq!(fixed["extension"], "arrow.fixed_shape_tensor");
+    assert_eq!(fixed["shape"], serde_json::json!([4, 2, 3]));
+    let values: Vec<i64> = (0..24).collect();
+    assert_eq!(fixed["values"], serde_json::json!(values));
+
+    let variable = &seen["variable.parquet"]["fields"][0];
+    assert_eq!(variable["extension"], "arrow.variable_shape_tensor");
+    assert_eq!(
+        variable["values"][1]["shape"],
+        serde_json::json!([1, 4]),
+        "{variable}"
+    );
+    assert_eq!(
+        variable["values"][1]["data"],
+        serde_json::json!([10, 11, 12, 13])
+    );
+    assert_eq!(seen["variable.parquet"]["rows"], 3);
+
+    for (name, batch) in &kinds[2..] {
+        let file = &seen[format!("{name}.parquet")];
+        let meta = batch.schema().metadata()[COO_TABLE_KEY].clone();
+        assert_eq!(
+            file["metadata"][COO_TABLE_KEY],
+            Value::String(meta),
+            "{name}"
+        );
+        for (i, field) in batch.schema().fields().iter().enumerate() {
+            let got = &file["fields"][i];
+            assert_eq!(got["name"], field.name().as_str(), "{name}");
+            let column = batch.column(i);
+            let expected: Vec<f64> = (0..column.len())
+                .map(|r| arrow_cast_f64(column.as_ref(), r))
+                .collect();
+            let got: Vec<f64> = got["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            assert_eq!(got, expected, "{name} column {}", field.name());
+        }
+    }
+}
+
+/// Row `r` of a numeric column, as f64.
+fn arrow_cast_f64(a: &dyn Array, r: usize) -> f64 {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::*;
+    use arrow_schema::DataType as D;
+    match a.data_type() {
+        D::Int8 => a.as_primitive::<Int8Type>().value(r) as f64,
+        D::Int16 => a.as_primitive::<Int16Type>().value(r) as f64,
+        D::Int32 => a.as_primitive::<Int32Type>().value(r) as f64,
+        D::Int64 => a.as_primitive::<Int64Type>().value(r) as f64,
+        D::Float64 => a.as_primitive::<Float64Type>().value(r),
+        t => panic!("unexpected column type {t}"),
+    }
+}
+
+#[test]
+fn we_read_what_pyarrow_writes() {
+    let dir = venv::scratch("parquet", "pyarrow_writes");
+    let answer = venv::run_json("tests/interop/parquet_check.py", "write", &dir);
+    assert_eq!(answer["pyarrow"], "26.0.1");
+
+    let bytes = std::fs::read(dir.join("fixed.parquet")).unwrap();
+    let r = ParquetBatches::try_new(bytes, &ParquetReadOptions::default()).unwrap();
+    assert_eq!(r.num_rows(), 2);
+    let schema = r.schema().clone();
+    let batches: Vec<RecordBatch> = r.map(|b| b.unwrap()).collect();
+    let mut values = Vec::new();
+    for b in &batches {
+        let t = fixed_shape_to_tensor(schema.field(0), b.column(0)).unwrap();
+        assert_eq!(&t.shape()[1..], &[3, 4]);
+        values.extend_from_slice(t.as_slice::<f32>().unwrap());
+    }
+    assert_eq!(values, (0..24).map(|i| i as f32).collect::<Vec<_>>());
+
+    let bytes = std::fs::read(dir.join("coo.parquet")).unwrap();
+    let (_, batches) = read_all(&bytes);
+    let sparse = coo_table_to_sparse(&batches[0], None).unwrap();
+    assert_eq!(sparse.shape(), &[5, 7]);
+    let dense = sparse.to_dense().unwrap();
+    let d = dense.as_slice::<f64>().unwrap();
+    assert_eq!(d[2], 1.5);
+    assert_eq!(d[7], -2.0);
+    assert_eq!(d[3 * 7 + 6], 3.25);
+    assert_eq!(d[4 * 7 + 5], 4.0);
+    assert_eq!(d.iter().filter(|v| **v != 0.0).count(), 4);
+}
+
+#[test]
+fn row_groups_are_flushed_as_they_fill() {
+    let cells = Tensor::from_vec(
+        vec![64, 1024],
+        (0..64 * 1024).map(|i| i as f32 * 0.37).collect(),
+    )
+    .unwrap();
+    let batch = tensor_to_fixed_shape(&cells, &FixedShapeOptions::default())
+        .unwrap()
+        .into_record_batch("t")
+        .unwrap();
+    let options = ParquetWriteOptions::default()
+        .with_compression(ParquetCompression::None)
+        .with_row_group_bytes(1 << 20);
+    let mut w = ParquetWriter::try_new(Vec::new(), batch.schema(), &options).unwrap();
+    let mut flushed = Vec::new();
+    for _ in 0..16 {
+        w.write(&batch).unwrap();
+        flushed.push(w.bytes_written());
+    }
+    // 16 batches of 256 KiB: row groups of about 1 MiB reach the sink as they fill.
+    assert_eq!(flushed[0], 4, "{flushed:?}");
+    assert!(flushed[15] > 1 << 20, "{flushed:?}");
+    let bytes = w.finish().unwrap();
+    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&Bytes::from(bytes.clone()))
+        .unwrap();
+    assert!(meta.num_row_groups() >= 3, "{}", meta.num_row_groups());
+    let (_, batches) = read_all(&bytes);
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 64 * 16);
+
+    let options = ParquetWriteOptions::default().with_row_group_rows(10);
+    let bytes = write(&[batch], &options);
+    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&Bytes::from(bytes))
+        .unwrap();
+    assert_eq!(meta.num_row_groups(), 7);
+}
+
+#[test]
+fn batch_rows_and_limits_are_applied() {
+    let sparse = matrix()
+        .to_sparse(SparseFormat::Coo, &ConvertOptions::default())
+        .unwrap();
+    let table = sparse_to_coo_table(&sparse).unwrap();
+    let bytes = write(&[table.clone(), table.clone(), table], &Default::default());
+    let r = ParquetBatches::try_new(
+        bytes.clone(),
+        &ParquetReadOptions::default().with_batch_rows(5),
+    )
+    .unwrap();
+    let sizes: Vec<usize> = r.map(|b| b.unwrap().num_rows()).collect();
+    assert_eq!(sizes, vec![5, 5, 5, 5, 1]);
+
+    let e = ParquetBatches::try_new(
+        bytes.clone(),
+        &ParquetReadOptions::default().with_max_rows(20),
+    )
+    .err()
+    .unwrap();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::LimitExceeded {
+                value: 21,
+                limit: 20,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = ParquetBatches::try_new(
+        bytes.clone(),
+        &ParquetReadOptions::default().with_max_columns(2),
+    )
+    .err()
+    .unwrap();
+    assert!(
+        matches!(e.kind(), ErrorKind::LimitExceeded { limit: 2, .. }),
+        "{e}"
+    );
+    let e = ParquetBatches::try_new(
+        bytes.clone(),
+        &ParquetReadOptions::default().with_limits(Limits::default().with_max_metadata_len(64)),
+    )
+    .err()
+    .unwrap();
+    assert!(
+        matches!(e.kind(), ErrorKind::LimitExceeded { limit: 64, .. }),
+        "{e}"
+    );
+    let (_, fixed) = every_kind().swap_remove(0);
+    let bytes = write(&[fixed], &Default::default());
+    assert!(ParquetBatches::try_new(
+        bytes.clone(),
+        &ParquetReadOptions::default().with_max_schema_depth(2)
+    )
+    .is_ok());
+    let e = ParquetBatches::try_new(
+        bytes,
+        &ParquetReadOptions::default().with_max_schema_depth(1),
+    )
+    .err()
+    .unwrap();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::LimitExceeded {
+                value: 2,
+                limit: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn lying_extension_metadata_fails_as_in_an_ipc_file() {
+    let (_, batch) = every_kind().swap_remove(0);
+    let field = batch.schema().field(0).clone();
+    let mut meta = field.metadata().clone();
+    meta.insert(
+        "ARROW:extension:metadata".to_string(),
+        r#"{"shape":[2,4]}"#.to_string(),
+    );
+    let schema = Arc::new(arrow_schema::Schema::new(vec![field.with_metadata(meta)]));
+    let lying = RecordBatch::try_new(schema.clone(), batch.columns().to_vec()).unwrap();
+
+    let (read_schema, batches) =
+        read_all(&write(std::slice::from_ref(&lying), &Default::default()));
+    let from_parquet =
+        fixed_shape_to_tensor(read_schema.field(0), batches[0].column(0)).unwrap_err();
+
+    let mut w = IpcWriter::try_new(Vec::new(), &schema, IpcFormat::File).unwrap();
+    w.write(&lying).unwrap();
+    let ipc = w.finish().unwrap();
+    let mut r = IpcBatches::new(arrow_buffer::Buffer::from_vec(ipc)).unwrap();
+    let b = r.next().unwrap().unwrap();
+    let from_ipc = fixed_shape_to_tensor(r.schema().field(0), b.column(0)).unwrap_err();
+    assert!(
+        matches!(from_parquet.kind(), ErrorKind::InvalidColumn { .. }),
+        "{from_parquet}"
+    );
+    assert_eq!(from_parquet.to_string(), from_ipc.to_string());
+}
+
+// ---------------------------------------------------------------------------------------
+// Hostile files.
+
+/// A small file of every kind, concatenated for the mutation tests.
+fn samples() -> Vec<Vec<u8>> {
+    every_kind()
+        .into_iter()
+        .map(|(_, b)| write(&[b], &ParquetWriteOptions::default().with_row_group_rows(3)))
+        .collect()
+}
+
+/// Opens `bytes` and reads every batch: the first error, or the batches' row count.
+fn open_and_read(bytes: Vec<u8>) -> Result<usize, arrow_tensor_ipc::Error> {
+    let r = ParquetBatches::try_new(bytes, &ParquetReadOptions::default())?;
+    let mut rows = 0;
+    for b in r {
+        rows += b?.num_rows();
+    }
+    Ok(rows)
+}
+
+#[test]
+fn every_truncation_is_a_typed_error() {
+    for bytes in samples() {
+        for len in 0..bytes.len() {
+            let e = open_and_read(bytes[..len].to_vec()).unwrap_err();
+            match e.kind() {
+                ErrorKind::Truncated { .. } | ErrorKind::InvalidParquet { .. } => {}
+                _ => panic!("truncated to {len} of {}: {e}", bytes.len()),
+            }
+        }
+        // Cut inside the data, footer kept: the chunks now lie outside the data.
+        let footer = u32::from_le_bytes(bytes[bytes.len() - 8..bytes.len() - 4].try_into().unwrap())
+            as usize;
+        let tail = &bytes[bytes.len() - 8 - footer..];
+        let mut cut = bytes[..16].to_vec();
+        cut.extend_from_slice(tail);
+        let e = open_and_read(cut).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::InvalidParquet { .. }), "{e}");
+        assert!(e.to_string().contains("lies outside"), "{e}");
+    }
+}
+
+#[test]
+fn the_envelope_is_checked_before_decoding() {
+    let bytes = samples().swap_remove(0);
+    let n = bytes.len();
+    let mut bad = bytes.clone();
+    bad[0] = b'X';
+    let e = open_and_read(bad).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Parquet header: the file does not start with the magic bytes PAR1"
+    );
+    let mut bad = bytes.clone();
+    bad[n - 1] = b'X';
+    let e = open_and_read(bad).unwrap_err();
+    assert!(
+        e.to_string().contains("does not end with the magic bytes"),
+        "{e}"
+    );
+    let mut bad = bytes.clone();
+    bad[n - 8..n - 4].copy_from_slice(&(n as u32).to_le_bytes());
+    let e = open_and_read(bad).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Truncated {
+                part: "Parquet footer",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let mut bad = bytes.clone();
+    bad[n - 4..].copy_from_slice(b"PARE");
+    let e = open_and_read(bad).unwrap_err();
+    assert!(e.to_string().contains("encrypted"), "{e}");
+    let e = open_and_read(b"PAR1PAR1".to_vec()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Truncated { .. }), "{e}");
+}
+
+/// xorshift64*: a reproducible stream of mutations.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[test]
+fn bit_flips_and_mutations_never_panic() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut outcomes = [0usize; 3];
+    for bytes in samples() {
+        // Every single-bit flip of the footer and its length.
+        let footer = u32::from_le_bytes(bytes[bytes.len() - 8..bytes.len() - 4].try_into().unwrap())
+            as usize;
+        let start = bytes.len() - 8 - footer;
+        for at in start..bytes.len() - 4 {
+            for bit in 0..8 {
+                let mut bad = bytes.clone();
+                bad[at] ^= 1 << bit;
+                outcomes[classify(open_and_read(bad))] += 1;
+            }
+        }
+        // Random flips, byte overwrites and splices anywhere in the file.
+        for _ in 0..400 {
+            let mut bad = bytes.clone();
+            for _ in 0..1 + rng.below(4) {
+                let at = rng.below(bad.len());
+                match rng.below(3) {
+                    0 => bad[at] ^= 1 << rng.below(8),
+                    1 => bad[at] = rng.next() as u8,
+                    _ => {
+                        let from = rng.below(bad.len());
+                        bad[at] = bad[from];
+                    }
+                }
+            }
+            outcomes[classify(open_and_read(bad))] += 1;
+        }
+    }
+    // Mutations mostly fail (a flip inside a value may still decode).
+    assert!(outcomes[1] > outcomes[0], "{outcomes:?}");
+}
+
+/// 0: read; 1: a typed error other than a contained panic; 2: a contained panic.
+fn classify(r: Result<usize, arrow_tensor_ipc::Error>) -> usize {
+    match r {
+        Ok(_) => 0,
+        Err(e) if matches!(e.kind(), ErrorKind::ParquetPanicked { .. }) => 2,
+        Err(_) => 1,
+    }
+}
+
+/// A known panic of the parquet crate (60): a data page encoded with the dictionary in a
+/// column chunk whose dictionary page is not one (here its type is changed to an index
+/// page) panics with "Decoder for dict should have been set". Contained at our boundary.
+#[test]
+fn a_missing_dictionary_panic_is_contained() {
+    // Repeated values: the value column is dictionary-encoded.
+    let shape = [1000usize, 1000];
+    let coords: Vec<i64> = (0..500).flat_map(|i| [i, (i * 7) % 1000]).collect();
+    let sparse = SparseTensor::coo(shape, coords, vec![2.5f64; 500]).unwrap();
+    let table = sparse_to_coo_table(&sparse).unwrap();
+    let mut bytes = write(&[table], &Default::default());
+    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&Bytes::from(bytes.clone()))
+        .unwrap();
+    let column = &meta.row_group(0).columns()[2];
+    let at = column.dictionary_page_offset().expect("a dictionary page") as usize;
+    // PageHeader field 1 (type, i32): DICTIONARY_PAGE = 2, zigzag 4.
+    assert_eq!(&bytes[at..at + 2], &[0x15, 0x04]);
+    bytes[at + 1] = 0x02; // INDEX_PAGE
+    let e = open_and_read(bytes).unwrap_err();
+    match e.kind() {
+        ErrorKind::ParquetPanicked { part, message } => {
+            assert_eq!(part, "rows 0..500");
+            assert!(message.contains("Decoder for dict"), "{message}");
+        }
+        _ => panic!("{e}"),
+    }
+    assert_eq!(
+        e.position(),
+        Some(arrow_tensor_ipc::Position::Batch {
+            batch: Some(0),
+            column: None,
+            row: None
+        })
+    );
+}
+
+/// A page whose compressed size runs past its column chunk is refused before decoding.
+#[test]
+fn a_page_past_its_chunk_is_refused() {
+    let (_, batch) = every_kind().swap_remove(2);
+    let mut bytes = write(
+        &[batch],
+        &ParquetWriteOptions::default().with_compression(ParquetCompression::None),
+    );
+    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&Bytes::from(bytes.clone()))
+        .unwrap();
+    let column = &meta.row_group(0).columns()[0];
+    let at = column
+        .dictionary_page_offset()
+        .unwrap_or(column.data_page_offset()) as usize;
+    // Field 1 (type), then field 2 (uncompressed size), then field 3 (compressed size): a
+    // one-byte varint for these small pages, made 63 (zigzag 126).
+    assert_eq!(bytes[at], 0x15);
+    assert_eq!(bytes[at + 2], 0x15);
+    assert_eq!(bytes[at + 4], 0x15);
+    bytes[at + 5] = 126;
+    let e = open_and_read(bytes).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::InvalidParquet { .. }), "{e}");
+    assert!(
+        e.to_string()
+            .contains("runs past the end of its column chunk"),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("row group 0, column \"dim_0\""),
+        "{e}"
+    );
+}
