@@ -45,6 +45,7 @@ import os
 from typing import IO, Any, Iterable, Iterator, Optional, Sequence, Union
 
 from . import _native
+from ._coo_table import from_coo_table, to_coo_table
 from ._inputs import index_type_name, is_tensor_like, to_native
 from ._message import Message, SparseTensor, Tensor, wrap
 from ._native import ArrowTensorError
@@ -55,9 +56,11 @@ __all__ = [
     "SparseTensor",
     "Tensor",
     "dumps",
+    "from_coo_table",
     "iter_messages",
     "loads",
     "read",
+    "to_coo_table",
     "write",
 ]
 
