@@ -140,9 +140,10 @@ impl DatasetWriter {
     pub fn create(
         dir: impl AsRef<Path>,
         info: &TensorInfo,
-        tile_shape: &[usize],
+        tile_shape: impl AsRef<[usize]>,
         options: &DatasetWriteOptions,
     ) -> Result<DatasetWriter> {
+        let tile_shape = tile_shape.as_ref();
         let rank = info.ndim();
         if rank == 0 {
             return invalid("a dataset needs a tensor of rank 1 or more".into());
