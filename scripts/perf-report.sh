@@ -4,13 +4,16 @@
 # conversions, the file formats against scipy, numpy and pyarrow, and the Python package
 # against pyarrow and scipy. Takes about a quarter of an hour and some 4 GiB of memory.
 #
+# The large runs (scripts/bench-tile.sh, python/bench/dask_spmv.py) keep their figures in
+# docs/performance-scale.md, which the report appends.
+#
 #   scripts/perf-report.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/python-package.sh # the pinned venv (pyarrow, numpy, scipy) and the Python package
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cargo run --quiet --release --example compare --features mmap,record-batch -- --nnz 1000000,10000000 >"$tmp/compare.jsonl"
+cargo run --quiet --release --example compare --features mmap,record-batch,parquet -- --nnz 1000000,10000000 >"$tmp/compare.jsonl"
 cargo run --quiet --release --example compare_convert >"$tmp/convert.jsonl"
 cargo run --quiet --release --example compare_mtx --features matrix-market,frostt,mmap -- --reps 3 >"$tmp/text.jsonl"
 cargo run --quiet --release --example compare_npz --features npy >"$tmp/npz.jsonl"
