@@ -178,7 +178,7 @@ fn csr_csc_csf_and_dense_come_back_in_their_layouts() {
     let mut w = DatasetWriter::create(
         dir.path(),
         &TensorInfo::of_dense(&dense),
-        &[4, 4],
+        [4, 4],
         &DatasetWriteOptions::default(),
     )
     .unwrap();
@@ -210,7 +210,7 @@ fn a_tiny_budget_writes_many_parts_per_tile_and_empty_tiles_have_no_files() {
     let options = DatasetWriteOptions::default()
         .with_memory(1 << 20)
         .with_threads(2);
-    let mut w = DatasetWriter::create(dir.path(), &info, &[200, 250], &options).unwrap();
+    let mut w = DatasetWriter::create(dir.path(), &info, [200, 250], &options).unwrap();
     // Entries in pieces, in reverse order: the writer sorts within each file.
     for (cs, vs) in coords.chunks(2 * 7001).rev().zip(values.chunks(7001).rev()) {
         let bytes: Vec<u8> = vs.iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -257,13 +257,13 @@ fn the_writer_refuses_bad_setups_and_duplicates() {
     let dir = TempDir::new("refuse");
     for names in [["tile_1", "x"], ["x", "tile_12"]] {
         let info = TensorInfo::new([4, 4], ValueType::Float64).with_dim_names(names);
-        let e = DatasetWriter::create(dir.path(), &info, &[2, 2], &DatasetWriteOptions::default())
+        let e = DatasetWriter::create(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
             .err()
             .unwrap();
         assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
     }
     let info = TensorInfo::new([4, 4], ValueType::Float64).with_dim_names(["x", "x"]);
-    let e = DatasetWriter::create(dir.path(), &info, &[2, 2], &DatasetWriteOptions::default())
+    let e = DatasetWriter::create(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
         .err()
         .unwrap();
     assert!(matches!(e.kind(), ErrorKind::DuplicateName { .. }), "{e}");
@@ -275,7 +275,7 @@ fn the_writer_refuses_bad_setups_and_duplicates() {
         assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
     }
     let mut w =
-        DatasetWriter::create(dir.path(), &info, &[2, 2], &DatasetWriteOptions::default()).unwrap();
+        DatasetWriter::create(dir.path(), &info, [2, 2], &DatasetWriteOptions::default()).unwrap();
     let out = w.write_entries(&IndexArray::from_vec(vec![1i32, 4]), &1f64.to_le_bytes());
     assert!(matches!(
         out.unwrap_err().kind(),
@@ -290,7 +290,7 @@ fn the_writer_refuses_bad_setups_and_duplicates() {
     assert!(e.to_string().contains("written twice"), "{e}");
     // A non-empty directory is refused.
     std::fs::write(dir.path().join("x"), b"x").unwrap();
-    let e = DatasetWriter::create(dir.path(), &info, &[2, 2], &DatasetWriteOptions::default())
+    let e = DatasetWriter::create(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
         .err()
         .unwrap();
     assert!(e.to_string().contains("not empty"), "{e}");
@@ -476,7 +476,7 @@ fn a_row_outside_its_tile_is_named_with_its_row() {
     let info = TensorInfo::new([4, 4], ValueType::Float64);
     let t = SparseTensor::coo([2, 2], vec![0i64, 0, 0, 1, 1, 0], vec![1.0f64, 2.0, 3.0]).unwrap();
     let mut w =
-        DatasetWriter::create(dir.path(), &info, &[2, 2], &DatasetWriteOptions::default()).unwrap();
+        DatasetWriter::create(dir.path(), &info, [2, 2], &DatasetWriteOptions::default()).unwrap();
     w.write_tile(&[0, 0], &t).unwrap();
     let m = w.finish().unwrap();
     let f = m.tiles[0].files[0].path.clone();
