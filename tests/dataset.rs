@@ -1,6 +1,8 @@
 //! The `dataset` module: round trips of every layout and rank through tiled datasets, and
 //! every reader check of `docs/dataset-format.md` as a typed error naming the file.
 
+#[path = "common/venv.rs"]
+mod venv;
 use arrow_tensor_ipc::dataset::{
     Dataset, DatasetReadOptions, DatasetWriteOptions, DatasetWriter, Manifest, TensorInfo,
     MANIFEST_FILE,
@@ -539,11 +541,7 @@ fn a_coordinate_stored_twice_is_found_under_strict_validation() {
 
 #[test]
 fn pyarrow_reads_all_files_as_one_table() {
-    let Ok(python) = std::env::var("ARROW_TENSOR_PYTHON") else {
-        panic!(
-            "set ARROW_TENSOR_PYTHON to a Python with pyarrow (e.g. /work/main/.venv/bin/python)"
-        );
-    };
+    let python = venv::python();
     let t = random_coo(&[50, 40, 30], 2000, 5)
         .with_dim_names(["i", "j", "k"])
         .unwrap();
