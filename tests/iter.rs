@@ -135,45 +135,36 @@ fn coords_compare_and_convert() {
     assert_ne!(Coords::new(&[1, 2]), Coords::new(&[1, 2, 0]));
 }
 
-#[test]
-fn permissive_index_out_of_range_fails_before_iterating() {
-    // indices[2] = 9 lies outside the 3 columns; permissive building does not look.
+/// A permissively built 2 x 3 float32 CSR with rows [0, 2) and [2, 3) and these column
+/// indices (unchecked).
+fn permissive_csr(indices: Vec<i64>) -> SparseTensor {
     let index = SparseIndex::Csx(
         arrow_tensor_ipc::CsxIndex::new(
             arrow_tensor_ipc::CompressedAxis::Row,
             IndexArray::from_vec(vec![0i64, 2, 3]),
-            IndexArray::from_vec(vec![0i64, 2, 9]),
+            IndexArray::from_vec(indices),
         )
         .unwrap(),
     );
-    let t = SparseTensor::try_new_with_validation(
+    SparseTensor::try_new_with_validation(
         ValueType::Float32,
         [2, 3],
         Buffer::from_vec(vec![1.0f32, 2.0, 3.0]),
         index,
         Validation::Permissive,
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn permissive_index_out_of_range_fails_before_iterating() {
+    // indices[2] = 9 lies outside the 3 columns; permissive building does not look.
+    let t = permissive_csr(vec![0, 2, 9]);
     assert!(t.iter().is_err());
     assert!(t.for_each_stored(|_, _| ()).is_err());
 
     // The same tensor with a good index iterates without strict validation.
-    let index = SparseIndex::Csx(
-        arrow_tensor_ipc::CsxIndex::new(
-            arrow_tensor_ipc::CompressedAxis::Row,
-            IndexArray::from_vec(vec![0i64, 2, 3]),
-            IndexArray::from_vec(vec![0i64, 2, 1]),
-        )
-        .unwrap(),
-    );
-    let t = SparseTensor::try_new_with_validation(
-        ValueType::Float32,
-        [2, 3],
-        Buffer::from_vec(vec![1.0f32, 2.0, 3.0]),
-        index,
-        Validation::Permissive,
-    )
-    .unwrap();
+    let t = permissive_csr(vec![0, 2, 1]);
     assert_eq!(lazy(&t), reference(&t));
     assert_eq!(t.iter().unwrap().count(), 3);
 }

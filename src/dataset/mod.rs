@@ -67,12 +67,18 @@
 )]
 
 mod manifest;
+mod options;
+mod part;
 mod read;
+mod route;
+mod tile_batches;
 mod write;
 
 pub use manifest::{FileEntry, Manifest, TileEntry, MANIFEST_FILE, TILE_KEY};
-pub use read::{Dataset, DatasetReadOptions, TileBatches};
-pub use write::{DatasetWriteOptions, DatasetWriter};
+pub use options::{DatasetReadOptions, DatasetWriteOptions};
+pub use read::Dataset;
+pub use tile_batches::TileBatches;
+pub use write::DatasetWriter;
 
 use crate::{SparseFormat, SparseTensor, Tensor, ValueType};
 

@@ -4,15 +4,14 @@
 use super::manifest::{
     parse_tile_metadata, FileEntry, Manifest, TileEntry, MANIFEST_FILE, TILE_KEY,
 };
-use super::write::data_type;
-use super::{tile_bounds, TensorInfo};
+use super::tile_batches::TileBatches;
+use super::{tile_bounds, DatasetReadOptions, TensorInfo};
 use crate::error::{fail, ErrorKind, Result};
-use crate::record_batch::{
-    coordinate_type, CooTableInfo, ParquetBatches, ParquetReadOptions, VALUE_COLUMN,
-};
+use crate::record_batch::arrays::data_type;
+use crate::record_batch::{coordinate_type, CooTableInfo, ParquetBatches, VALUE_COLUMN};
 use crate::{
-    ConvertOptions, CooIndex, CsfAxisOrder, IndexArray, Limits, SparseFormat, SparseIndex,
-    SparseTensor, Validation, ValueType,
+    ConvertOptions, CooIndex, CsfAxisOrder, IndexArray, SparseFormat, SparseIndex, SparseTensor,
+    Validation, ValueType,
 };
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int16Type, Int32Type, Int64Type, Int8Type};
@@ -22,78 +21,6 @@ use arrow_schema::{DataType, Schema};
 use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-
-/// Options of [`Dataset`].
-///
-/// ```
-/// use arrow_tensor_ipc::dataset::DatasetReadOptions;
-/// use arrow_tensor_ipc::Validation;
-/// let options = DatasetReadOptions::default().with_validation(Validation::Permissive).with_max_files(1000);
-/// assert_eq!(options.max_files, 1000);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct DatasetReadOptions {
-    /// Size limits: [`Limits::max_rank`] bounds the rank, [`Limits::max_nnz`] the stored
-    /// values of the dataset, [`Limits::max_metadata_len`] (at least 1 MiB) the manifest's
-    /// size.
-    pub limits: Limits,
-    /// Strict (the default): a reassembled tensor is checked for coordinates stored twice.
-    /// Permissive: that check is skipped (every other check is made).
-    pub validation: Validation,
-    /// Most files (and tiles) accepted in a dataset, and most entries looked at under its
-    /// directory when looking for files the manifest does not list. Default 2^20.
-    pub max_files: usize,
-    /// How each Parquet file is read (its limits, batch size).
-    pub parquet: ParquetReadOptions,
-    /// Threads of the conversion of a reassembled tensor to its layout (0: one per core).
-    pub threads: usize,
-}
-
-impl Default for DatasetReadOptions {
-    fn default() -> Self {
-        DatasetReadOptions {
-            limits: Limits::default(),
-            validation: Validation::Strict,
-            max_files: 1 << 20,
-            parquet: ParquetReadOptions::default(),
-            threads: 0,
-        }
-    }
-}
-
-impl DatasetReadOptions {
-    /// Sets [`DatasetReadOptions::limits`] (also those of [`DatasetReadOptions::parquet`]).
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self.parquet = self.parquet.with_limits(limits);
-        self
-    }
-
-    /// Sets [`DatasetReadOptions::validation`].
-    pub fn with_validation(mut self, validation: Validation) -> Self {
-        self.validation = validation;
-        self
-    }
-
-    /// Sets [`DatasetReadOptions::max_files`].
-    pub fn with_max_files(mut self, files: usize) -> Self {
-        self.max_files = files;
-        self
-    }
-
-    /// Sets [`DatasetReadOptions::parquet`].
-    pub fn with_parquet(mut self, parquet: ParquetReadOptions) -> Self {
-        self.parquet = parquet;
-        self
-    }
-
-    /// Sets [`DatasetReadOptions::threads`].
-    pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
-        self
-    }
-}
 
 /// A tiled dataset opened for reading (see the [module documentation](super)).
 #[derive(Debug)]
@@ -106,7 +33,7 @@ pub struct Dataset {
 }
 
 /// An error of the format's rules about `file`.
-fn rule<T>(file: &str, row: Option<u64>, rule: String) -> Result<T> {
+pub(super) fn rule<T>(file: &str, row: Option<u64>, rule: String) -> Result<T> {
     fail(ErrorKind::Dataset {
         file: file.to_string(),
         row,
@@ -115,7 +42,7 @@ fn rule<T>(file: &str, row: Option<u64>, rule: String) -> Result<T> {
 }
 
 /// `e`, the error of the reader of `file`, as an error naming the file.
-fn in_file(file: &str, e: crate::Error) -> crate::Error {
+pub(super) fn in_file(file: &str, e: crate::Error) -> crate::Error {
     match e.kind() {
         ErrorKind::Dataset { .. } | ErrorKind::DatasetFile { .. } => e,
         _ => ErrorKind::DatasetFile {
@@ -404,7 +331,7 @@ impl Dataset {
     }
 
     /// Opens one file and checks its footer against the manifest.
-    fn open_file(&self, entry: &FileEntry, tile: &[usize]) -> Result<ParquetBatches> {
+    pub(super) fn open_file(&self, entry: &FileEntry, tile: &[usize]) -> Result<ParquetBatches> {
         let file = &entry.path;
         let path = self.dir.join(file);
         let batches = (|| -> Result<ParquetBatches> {
@@ -527,116 +454,6 @@ impl Dataset {
         }
         Ok(())
     }
-}
-
-/// The record batches of one tile (see [`Dataset::tile_batches`]).
-pub struct TileBatches<'a> {
-    dataset: &'a Dataset,
-    tile: Vec<usize>,
-    bounds: Vec<(u64, u64)>,
-    files: std::vec::IntoIter<FileEntry>,
-    /// The file being read, its batches and the rows read so far.
-    current: Option<(FileEntry, ParquetBatches, u64)>,
-}
-
-impl TileBatches<'_> {
-    fn step(&mut self) -> Option<Result<RecordBatch>> {
-        loop {
-            if self.current.is_none() {
-                let entry = self.files.next()?;
-                match self.dataset.open_file(&entry, &self.tile) {
-                    Ok(b) => self.current = Some((entry, b, 0)),
-                    Err(e) => return Some(Err(e)),
-                }
-            }
-            let (entry, batches, rows) = self.current.as_mut()?;
-            match batches.next() {
-                None => {
-                    let (entry, _, rows) = self.current.take()?;
-                    if rows != entry.nnz {
-                        return Some(rule(
-                            &entry.path,
-                            None,
-                            format!("gave {rows} rows, the manifest says {}", entry.nnz),
-                        ));
-                    }
-                }
-                Some(Err(e)) => {
-                    let file = entry.path.clone();
-                    self.current = None;
-                    self.files = Vec::new().into_iter();
-                    return Some(Err(in_file(&file, e)));
-                }
-                Some(Ok(batch)) => {
-                    let first = *rows;
-                    *rows += batch.num_rows() as u64;
-                    if let Err(e) = check_rows(&entry.path, &batch, &self.bounds, first) {
-                        self.current = None;
-                        self.files = Vec::new().into_iter();
-                        return Some(Err(e));
-                    }
-                    return Some(Ok(batch));
-                }
-            }
-        }
-    }
-}
-
-impl Iterator for TileBatches<'_> {
-    type Item = Result<RecordBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        self.step()
-    }
-}
-
-/// Checks that no value is null and every coordinate of `batch` (rows `first..` of
-/// `file`) lies inside the tile's `bounds`.
-fn check_rows(file: &str, batch: &RecordBatch, bounds: &[(u64, u64)], first: u64) -> Result<()> {
-    for (d, column) in batch.columns().iter().enumerate() {
-        if column.null_count() > 0 {
-            let row = (0..column.len()).find(|&i| column.is_null(i)).unwrap_or(0);
-            return rule(
-                file,
-                Some(first + row as u64),
-                format!("column {d} holds a null"),
-            );
-        }
-        let Some(&(lo, hi)) = bounds.get(d) else {
-            continue;
-        };
-        let outside = |i: usize, x: i64| -> Result<()> {
-            rule(
-                file,
-                Some(first + i as u64),
-                format!("coordinate {x} of dimension {d} lies outside the tile's range {lo}..{hi}"),
-            )
-        };
-        macro_rules! scan {
-            ($t:ty) => {
-                for (i, &x) in column.as_primitive::<$t>().values().iter().enumerate() {
-                    let x = x as i64;
-                    if x < lo as i64 || x >= hi as i64 {
-                        return outside(i, x);
-                    }
-                }
-            };
-        }
-        match column.data_type() {
-            DataType::Int8 => scan!(Int8Type),
-            DataType::Int16 => scan!(Int16Type),
-            DataType::Int32 => scan!(Int32Type),
-            DataType::Int64 => scan!(Int64Type),
-            other => {
-                return rule(
-                    file,
-                    None,
-                    format!("coordinate column {d} has type {other}"),
-                );
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Entries gathered from batches: coordinates (minus an origin) and value bytes.

@@ -2,97 +2,22 @@
 //! written as sorted part files on several threads.
 
 use super::manifest::{tile_metadata, FileEntry, Manifest, TileEntry, MANIFEST_FILE, TILE_KEY};
+use super::part::{gather_coords, gather_values, sort_entries};
+use super::route::{div, Last, TileBuffer, DENSE_SLOTS};
+use super::DatasetWriteOptions;
 use super::{grid_of, tile_bounds, tile_dir, TensorInfo};
 use crate::error::{fail, ErrorKind, Result};
 #[cfg(any(feature = "matrix-market", feature = "frostt"))]
 use crate::formats::EntryBatch;
-use crate::record_batch::{ParquetWriteOptions, ParquetWriter, COO_TABLE_KEY, VALUE_COLUMN};
+use crate::record_batch::arrays::data_type;
+use crate::record_batch::{ParquetWriter, COO_TABLE_KEY, VALUE_COLUMN};
 use crate::{IndexArray, IndexType, NativeIndex, NativeValue, SparseTensor, Tensor, ValueType};
-use arrow_array::{make_array, ArrayRef, RecordBatch};
-use arrow_buffer::Buffer;
-use arrow_data::ArrayDataBuilder;
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{Field, Schema, SchemaRef};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// Options of [`DatasetWriter`].
-///
-/// ```
-/// use arrow_tensor_ipc::dataset::DatasetWriteOptions;
-/// let options = DatasetWriteOptions::default().with_memory(64 << 20).with_threads(2);
-/// assert_eq!(options.memory, 64 << 20);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct DatasetWriteOptions {
-    /// The memory budget in bytes (default 512 MiB): the buffered entries take at most
-    /// [`DatasetWriteOptions::BUFFER_SHARE`] of it; sorting and encoding the tiles being
-    /// written take the rest.
-    pub memory: usize,
-    /// Threads that sort and encode tiles (0, the default: one per core, at most 8).
-    pub threads: usize,
-    /// How each part file is written (compression, row groups).
-    pub parquet: ParquetWriteOptions,
-}
-
-impl Default for DatasetWriteOptions {
-    fn default() -> Self {
-        DatasetWriteOptions {
-            memory: 512 << 20,
-            threads: 0,
-            parquet: ParquetWriteOptions::default(),
-        }
-    }
-}
-
-impl DatasetWriteOptions {
-    /// The share of [`DatasetWriteOptions::memory`] that buffered entries may take (the
-    /// rest is for the sort keys and encoders of the tiles being written): 2/5.
-    pub const BUFFER_SHARE: (usize, usize) = (2, 5);
-
-    /// Sets [`DatasetWriteOptions::memory`] (at least 1 MiB).
-    pub fn with_memory(mut self, bytes: usize) -> Self {
-        self.memory = bytes.max(1 << 20);
-        self
-    }
-
-    /// Sets [`DatasetWriteOptions::threads`].
-    pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
-        self
-    }
-
-    /// Sets [`DatasetWriteOptions::parquet`].
-    pub fn with_parquet(mut self, parquet: ParquetWriteOptions) -> Self {
-        self.parquet = parquet;
-        self
-    }
-}
-
-/// The buffered entries of one tile.
-#[derive(Default)]
-struct TileBuffer {
-    /// The tile's index.
-    tile: Vec<usize>,
-    /// Global coordinates, `rank` per entry.
-    coords: Vec<u64>,
-    /// Values, little-endian, `width` bytes per entry.
-    values: Vec<u8>,
-}
-
-impl TileBuffer {
-    fn bytes(&self) -> usize {
-        self.coords.capacity() * 8 + self.values.capacity()
-    }
-}
-
-/// The tile the last entry went to, for the next entry's quick check.
-struct Last {
-    slot: usize,
-    bounds: Vec<(u64, u64)>,
-}
 
 /// Writes a tiled dataset (see the [module documentation](super)): entries in, part files
 /// out as the memory budget fills, the manifest last.
@@ -642,134 +567,8 @@ impl DatasetWriter {
     }
 }
 
-/// Grids of at most this many tiles find a tile's buffer by its key in a table.
-const DENSE_SLOTS: u64 = 1 << 20;
-
-/// `x / t` for `t >= 1`, by a multiplication by `inv = 1 / t` corrected to the exact
-/// quotient (exact for `x < 2^52`; a division beyond).
-#[inline]
-fn div(x: u64, t: u64, inv: f64) -> u64 {
-    if x >= 1 << 52 || inv == 0.0 {
-        return x / t;
-    }
-    let mut q = (x as f64 * inv) as u64;
-    while q > 0 && q.saturating_mul(t) > x {
-        q -= 1;
-    }
-    while (q + 1).saturating_mul(t) <= x {
-        q += 1;
-    }
-    q
-}
-
 fn invalid<T>(reason: String) -> Result<T> {
     fail(ErrorKind::InvalidArgument(reason))
-}
-
-/// The Arrow type of a value type.
-pub(super) fn data_type(t: ValueType) -> DataType {
-    match t {
-        ValueType::Int8 => DataType::Int8,
-        ValueType::Int16 => DataType::Int16,
-        ValueType::Int32 => DataType::Int32,
-        ValueType::Int64 => DataType::Int64,
-        ValueType::UInt8 => DataType::UInt8,
-        ValueType::UInt16 => DataType::UInt16,
-        ValueType::UInt32 => DataType::UInt32,
-        ValueType::UInt64 => DataType::UInt64,
-        ValueType::Float16 => DataType::Float16,
-        ValueType::Float32 => DataType::Float32,
-        ValueType::Float64 => DataType::Float64,
-    }
-}
-
-/// The positions of the entries in row-major order of their coordinates: by a key local
-/// to the tile when the tile's element count fits a `u64`, else by comparing coordinates.
-fn sort_entries(coords: &[u64], rank: usize, bounds: &[(u64, u64)]) -> Result<Vec<usize>> {
-    let n = coords.len() / rank.max(1);
-    let mut strides = vec![0u64; rank];
-    let mut acc = Some(1u64);
-    for d in (0..rank).rev() {
-        if let (Some(s), Some(a)) = (strides.get_mut(d), acc) {
-            *s = a;
-        }
-        acc = acc.and_then(|a| bounds.get(d).and_then(|(lo, hi)| a.checked_mul(hi - lo)));
-    }
-    if acc.is_some() {
-        let lo: Vec<u64> = bounds.iter().map(|b| b.0).collect();
-        let mut keyed: Vec<(u64, usize)> = coords
-            .chunks_exact(rank)
-            .enumerate()
-            .map(|(i, c)| {
-                let key = c
-                    .iter()
-                    .zip(&lo)
-                    .zip(&strides)
-                    .map(|((&x, &l), &s)| (x - l) * s)
-                    .sum();
-                (key, i)
-            })
-            .collect();
-        keyed.sort_unstable();
-        return Ok(keyed.into_iter().map(|(_, i)| i).collect());
-    }
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_unstable_by(|&a, &b| {
-        coords
-            .get(a * rank..(a + 1) * rank)
-            .cmp(&coords.get(b * rank..(b + 1) * rank))
-    });
-    Ok(order)
-}
-
-/// Coordinate column `d` of the entries at `order`, as an array of `I`.
-fn gather_coords<I: NativeIndex>(
-    coords: &[u64],
-    rank: usize,
-    d: usize,
-    order: &[usize],
-) -> Result<ArrayRef> {
-    let column: Vec<I> = order
-        .iter()
-        .map(|&i| I::usize_as(coords.get(i * rank + d).copied().unwrap_or(0) as usize))
-        .collect();
-    array(
-        data_type(ValueType::from_index_type(I::TYPE)),
-        Buffer::from_vec(column),
-        order.len(),
-    )
-}
-
-/// The values of the entries at `order`.
-fn gather_values(values: &[u8], width: usize, order: &[usize], t: ValueType) -> Result<ArrayRef> {
-    fn gather<const W: usize>(values: &[u8], order: &[usize]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(order.len() * W);
-        for &i in order {
-            let v: [u8; W] = values
-                .get(i * W..(i + 1) * W)
-                .and_then(|s| s.try_into().ok())
-                .unwrap_or([0; W]);
-            out.extend_from_slice(&v);
-        }
-        out
-    }
-    let bytes = match width {
-        1 => gather::<1>(values, order),
-        2 => gather::<2>(values, order),
-        4 => gather::<4>(values, order),
-        _ => gather::<8>(values, order),
-    };
-    array(data_type(t), Buffer::from_vec(bytes), order.len())
-}
-
-/// A primitive array of `len` values of type `t` over `buffer`.
-fn array(t: DataType, buffer: Buffer, len: usize) -> Result<ArrayRef> {
-    let data = ArrayDataBuilder::new(t)
-        .len(len)
-        .add_buffer(buffer)
-        .align_buffers(true)
-        .build()?;
-    Ok(make_array(data))
 }
 
 #[cfg(test)]

@@ -39,11 +39,11 @@
     clippy::panic
 )]
 
-mod arrays;
+pub(crate) mod arrays;
 mod coo_table;
 mod extension;
 mod fixed_shape;
-mod ipc;
+pub(crate) mod ipc;
 mod messages;
 #[cfg(feature = "parquet")]
 pub mod parquet;

@@ -135,6 +135,34 @@ pub(super) fn check_message(
     Ok(Some(end as usize))
 }
 
+/// Whether `t` is one of the plain leaf types the record-batch readers take from untrusted
+/// files (numbers, booleans, strings, binary, dates), shared by the IPC and Parquet checks.
+pub(crate) fn plain_leaf(t: &DataType) -> bool {
+    use DataType as D;
+    matches!(
+        t,
+        D::Null
+            | D::Boolean
+            | D::Int8
+            | D::Int16
+            | D::Int32
+            | D::Int64
+            | D::UInt8
+            | D::UInt16
+            | D::UInt32
+            | D::UInt64
+            | D::Float16
+            | D::Float32
+            | D::Float64
+            | D::Utf8
+            | D::LargeUtf8
+            | D::Binary
+            | D::LargeBinary
+            | D::Date32
+            | D::Date64
+    )
+}
+
 /// Whether arrow-ipc reads columns of type `t` from untrusted bytes without panicking:
 /// the types tensor columns and COO tables are made of, and the plain types a table may
 /// carry beside them. arrow-ipc 60 slices union and other buffers by lengths it does not
@@ -142,25 +170,7 @@ pub(super) fn check_message(
 fn supported(t: &DataType) -> bool {
     use DataType as D;
     match t {
-        D::Null
-        | D::Boolean
-        | D::Int8
-        | D::Int16
-        | D::Int32
-        | D::Int64
-        | D::UInt8
-        | D::UInt16
-        | D::UInt32
-        | D::UInt64
-        | D::Float16
-        | D::Float32
-        | D::Float64
-        | D::Utf8
-        | D::LargeUtf8
-        | D::Binary
-        | D::LargeBinary
-        | D::Date32
-        | D::Date64 => true,
+        t if plain_leaf(t) => true,
         D::List(f) | D::LargeList(f) | D::FixedSizeList(f, _) => supported(f.data_type()),
         D::Struct(fields) => fields.iter().all(|f| supported(f.data_type())),
         _ => false,

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 mod check;
 
+pub(crate) use check::plain_leaf;
 use check::{buffer_widths, check_message, check_schema, check_stream};
 
 /// The magic bytes an Arrow IPC file starts and ends with.

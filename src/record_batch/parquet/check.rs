@@ -2,6 +2,7 @@
 //! boundary at which panics of the `parquet` crate are contained.
 
 use super::read::ParquetReadOptions;
+use super::thrift::{zigzag, Thrift, I32, LIST, STOP, STRUCT};
 use super::PARQUET_MAGIC;
 use crate::error::{fail, ErrorKind, Result};
 use parquet::file::metadata::ParquetMetaData;
@@ -258,14 +259,6 @@ fn check_pages(chunk: &[u8], at: u64, values: u64) -> std::result::Result<(), St
     Ok(())
 }
 
-/// What [`check_pages`] reads of a page header.
-struct PageHeader {
-    uncompressed: i64,
-    compressed: i64,
-    /// The values of a data page (0 for other pages).
-    values: u64,
-}
-
 /// Reads the Thrift compact encoding of the footer (`FileMetaData`) far enough to check the
 /// schema before the `parquet` crate builds it (recursively, without a bound on the
 /// nesting): the nesting depth against [`ParquetReadOptions::max_schema_depth`] and the
@@ -287,13 +280,6 @@ pub(super) fn check_footer_thrift(footer: &[u8], options: &ParquetReadOptions) -
     }
     Ok(())
 }
-
-const I32: u8 = 5;
-const LIST: u8 = 9;
-const STRUCT: u8 = 12;
-
-/// Deepest nesting of Thrift values followed while skipping.
-const SKIP_DEPTH: usize = 32;
 
 fn check_schema_list(r: &mut Thrift<'_>, options: &ParquetReadOptions) -> Result<()> {
     let Some((elem, size)) = r.list_header() else {
@@ -358,168 +344,6 @@ fn check_schema_list(r: &mut Thrift<'_>, options: &ParquetReadOptions) -> Result
         }
     }
     Ok(())
-}
-
-const STOP: u8 = 0;
-
-fn zigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
-}
-
-/// A reader of the Thrift compact protocol over a byte slice: every method returns `None`
-/// when the bytes end or break the encoding.
-struct Thrift<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Thrift<'_> {
-    /// A `PageHeader`: fields 2 and 3 (sizes), and `num_values` (field 1) of a data page
-    /// header (field 5) or a v2 data page header (field 8).
-    fn page_header(&mut self) -> Option<PageHeader> {
-        let mut header = PageHeader {
-            uncompressed: -1,
-            compressed: -1,
-            values: 0,
-        };
-        let mut last_id = 0i16;
-        loop {
-            let (kind, id) = self.field(&mut last_id)?;
-            match (id, kind) {
-                (_, STOP) => break,
-                (2, I32) => header.uncompressed = zigzag(self.varint()?),
-                (3, I32) => header.compressed = zigzag(self.varint()?),
-                (5 | 8, STRUCT) => {
-                    let mut inner_id = 0i16;
-                    loop {
-                        let (k, i) = self.field(&mut inner_id)?;
-                        match (i, k) {
-                            (_, STOP) => break,
-                            (1, I32) => header.values = zigzag(self.varint()?).max(0) as u64,
-                            _ => self.skip(k, 1)?,
-                        }
-                    }
-                }
-                _ => self.skip(kind, 0)?,
-            }
-        }
-        Some(header)
-    }
-
-    fn byte(&mut self) -> Option<u8> {
-        let b = *self.bytes.get(self.at)?;
-        self.at += 1;
-        Some(b)
-    }
-
-    fn varint(&mut self) -> Option<u64> {
-        let mut v = 0u64;
-        for shift in (0..70).step_by(7) {
-            let b = self.byte()?;
-            v |= u64::from(b & 0x7f).checked_shl(shift)?;
-            if b & 0x80 == 0 {
-                return Some(v);
-            }
-        }
-        None
-    }
-
-    fn advance(&mut self, n: u64) -> Option<()> {
-        let end = (self.at as u64).checked_add(n)?;
-        if end > self.bytes.len() as u64 {
-            return None;
-        }
-        self.at = end as usize;
-        Some(())
-    }
-
-    /// The next field header of a struct: its type and id (`STOP` ends the struct).
-    fn field(&mut self, last_id: &mut i16) -> Option<(u8, i16)> {
-        let b = self.byte()?;
-        let kind = b & 0x0f;
-        if kind == STOP {
-            return Some((STOP, 0));
-        }
-        let delta = (b >> 4) as i16;
-        let id = if delta == 0 {
-            zigzag(self.varint()?) as i16
-        } else {
-            last_id.wrapping_add(delta)
-        };
-        *last_id = id;
-        Some((kind, id))
-    }
-
-    fn list_header(&mut self) -> Option<(u8, u64)> {
-        let b = self.byte()?;
-        let size = match b >> 4 {
-            15 => self.varint()?,
-            n => u64::from(n),
-        };
-        Some((b & 0x0f, size))
-    }
-
-    /// Skips one value of type `kind` (list elements use the same codes, booleans there
-    /// taking one byte).
-    fn skip(&mut self, kind: u8, depth: usize) -> Option<()> {
-        if depth > SKIP_DEPTH {
-            return None;
-        }
-        match kind {
-            1 | 2 => Some(()),
-            3 => self.advance(1),
-            4..=6 => self.varint().map(|_| ()),
-            7 => self.advance(8),
-            8 => {
-                let n = self.varint()?;
-                self.advance(n)
-            }
-            9 | 10 => {
-                let (elem, size) = self.list_header()?;
-                for _ in 0..size {
-                    if elem == 1 || elem == 2 {
-                        self.advance(1)?;
-                    } else {
-                        // Every element takes at least one byte: a size past the end fails
-                        // here without looping over it.
-                        let before = self.at;
-                        self.skip(elem, depth + 1)?;
-                        if self.at == before {
-                            return None;
-                        }
-                    }
-                }
-                Some(())
-            }
-            11 => {
-                let size = self.varint()?;
-                if size == 0 {
-                    return Some(());
-                }
-                let kinds = self.byte()?;
-                for _ in 0..size {
-                    let before = self.at;
-                    self.skip(kinds >> 4, depth + 1)?;
-                    self.skip(kinds & 0x0f, depth + 1)?;
-                    if self.at == before {
-                        return None;
-                    }
-                }
-                Some(())
-            }
-            STRUCT => {
-                let mut last_id = 0i16;
-                loop {
-                    let (k, _) = self.field(&mut last_id)?;
-                    if k == STOP {
-                        return Some(());
-                    }
-                    self.skip(k, depth + 1)?;
-                }
-            }
-            _ => None,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -57,6 +57,7 @@
 
 mod check;
 mod read;
+mod thrift;
 mod write;
 
 pub use read::{ParquetBatches, ParquetReadOptions};

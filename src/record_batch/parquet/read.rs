@@ -427,25 +427,7 @@ fn check_type(column: &str, t: &DataType, max_depth: usize, depth: usize) -> Res
         });
     }
     let ok = match t {
-        D::Null
-        | D::Boolean
-        | D::Int8
-        | D::Int16
-        | D::Int32
-        | D::Int64
-        | D::UInt8
-        | D::UInt16
-        | D::UInt32
-        | D::UInt64
-        | D::Float16
-        | D::Float32
-        | D::Float64
-        | D::Utf8
-        | D::LargeUtf8
-        | D::Binary
-        | D::LargeBinary
-        | D::Date32
-        | D::Date64 => true,
+        t if crate::record_batch::ipc::plain_leaf(t) => true,
         D::List(f) | D::LargeList(f) | D::FixedSizeList(f, _) => {
             return check_type(column, f.data_type(), max_depth, depth + 1)
         }
