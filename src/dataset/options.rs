@@ -3,7 +3,7 @@
 use crate::record_batch::{ParquetReadOptions, ParquetWriteOptions};
 use crate::{Limits, Validation};
 
-/// Options of [`DatasetWriter`].
+/// Options of [`DatasetWriter`](super::DatasetWriter).
 ///
 /// ```
 /// use arrow_tensor_ipc::dataset::DatasetWriteOptions;
@@ -57,7 +57,7 @@ impl DatasetWriteOptions {
     }
 }
 
-/// Options of [`Dataset`].
+/// Options of [`Dataset`](super::Dataset).
 ///
 /// ```
 /// use arrow_tensor_ipc::dataset::DatasetReadOptions;
