@@ -285,7 +285,7 @@ fn dense_rows(cfg: &Cfg, body: usize) {
         ours_s: ours,
         arrow_s: arrow.write_fresh_s,
         memcpy_s: Some(mc),
-        per: "encode + to_bytes of the same tensor (the message placed so that the body copy runs half a page from its source modulo 4 KiB); Arrow: WriteTensor of such a tensor",
+        per: "encode + to_bytes of the same tensor; Arrow: WriteTensor of such a tensor",
     });
     let ours = time(reps, || {
         let mut w = MessageWriter::new(Vec::new(), opts);

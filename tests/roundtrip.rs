@@ -600,12 +600,12 @@ fn full_tensors_every_type() {
     });
 }
 
-/// `to_bytes` gives the bytes `to_vec` gives, placed so that the large body buffer sits half
-/// a page past its source's address modulo 4 KiB (the fast copy), from sources at every
-/// distance the placement has to correct; small messages and sparse ones with several large
+/// `to_bytes`, `to_vec`, `write_into` and `write_to_uninit` give the same bytes, for a large
+/// body (copied with the streaming copy) from sources at every distance round 4 KiB, into
+/// destinations at several offsets; small messages and sparse ones with several large
 /// buffers too.
 #[test]
-fn to_bytes_places_the_largest_buffer_and_matches_to_vec() {
+fn every_flattening_gives_the_same_bytes() {
     let n = (5 << 20) / 8 + 3; // above the 4 MiB threshold
     let backing: Vec<f64> = (0..n + 600).map(|i| i as f64 * 0.5).collect();
     let whole = Buffer::from_vec(backing);
@@ -616,13 +616,25 @@ fn to_bytes_places_the_largest_buffer_and_matches_to_vec() {
         let t = Tensor::try_new(ValueType::Float64, vec![n], vec![8], data.clone()).unwrap();
         let encoded = encode(&t.into(), &WriteOptions::default()).unwrap();
         let bytes = encoded.to_bytes();
+        let vec = encoded.to_vec();
         assert!(
-            bytes[..] == encoded.to_vec()[..],
+            bytes[..] == vec[..],
             "to_bytes differs from to_vec, shift {shift}"
         );
-        let body = bytes.as_ptr() as usize + encoded.header().len();
-        let distance = body.wrapping_sub(data.as_ptr() as usize) % 4096;
-        assert_eq!(distance, 2048, "shift {shift}");
+        for prefix in [0usize, 3, 64, 2048] {
+            let mut out = vec![7u8; prefix];
+            encoded.write_into(&mut out);
+            assert!(
+                out[prefix..] == vec[..],
+                "write_into, shift {shift}, prefix {prefix}"
+            );
+            let mut room = vec![std::mem::MaybeUninit::new(9u8); prefix + encoded.len()];
+            let written = encoded.write_to_uninit(&mut room[prefix..]).unwrap();
+            assert!(
+                written[..] == vec[..],
+                "write_to_uninit, shift {shift}, prefix {prefix}"
+            );
+        }
         let back = decode_message(&bytes, &ReadOptions::strict())
             .unwrap()
             .unwrap();
@@ -634,6 +646,15 @@ fn to_bytes_places_the_largest_buffer_and_matches_to_vec() {
             data.len()
         );
     }
+    // Too little room: a typed error, nothing written past it.
+    let small = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 3.0]).unwrap();
+    let encoded = encode(&small.clone().into(), &WriteOptions::default()).unwrap();
+    let mut room = vec![std::mem::MaybeUninit::new(0u8); encoded.len() - 1];
+    let err = encoded.write_to_uninit(&mut room).unwrap_err();
+    assert!(
+        matches!(err.kind(), arrow_tensor_ipc::ErrorKind::InvalidArgument(_)),
+        "{err}"
+    );
     // Small: the plain copy.
     let small = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 3.0]).unwrap();
     let encoded = encode(&small.into(), &WriteOptions::default()).unwrap();

@@ -16,6 +16,7 @@
 //! `PyBytes::new_with` zero-fills first, which costs about a third of the copy).
 
 use arrow_buffer::Buffer;
+use arrow_tensor_ipc::EncodedMessage;
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::exceptions::{PyBufferError, PyTypeError};
 use pyo3::ffi;
@@ -188,8 +189,7 @@ pub struct NewBytes<'py> {
     data: *const MaybeUninit<u8>,
 }
 
-/// The memory of a [`NewBytes`], written front to back by [`Filler::put`] and
-/// [`Filler::zeros`]. It holds no Python reference, so it may be filled on another thread
+/// The memory of a [`NewBytes`], written front to back by [`Filler::put_message`]. It holds no Python reference, so it may be filled on another thread
 /// while the GIL is released.
 pub struct Filler<'a> {
     out: &'a mut [MaybeUninit<u8>],
@@ -198,22 +198,14 @@ pub struct Filler<'a> {
 }
 
 impl Filler<'_> {
-    /// Appends `src`; bytes beyond the end are dropped and make [`NewBytes::finish`] fail.
-    pub fn put(&mut self, src: &[u8]) {
-        let room = self.out.len() - self.filled;
-        let n = src.len().min(room);
-        self.overrun |= n < src.len();
-        self.out[self.filled..self.filled + n].write_copy_of_slice(&src[..n]);
-        self.filled += n;
-    }
-
-    /// Appends `n` zero bytes (same overrun rule as [`Filler::put`]).
-    pub fn zeros(&mut self, n: usize) {
-        let room = self.out.len() - self.filled;
-        let k = n.min(room);
-        self.overrun |= k < n;
-        self.out[self.filled..self.filled + k].fill(MaybeUninit::new(0));
-        self.filled += k;
+    /// Writes `message` at the current position (as
+    /// [`EncodedMessage::write_to_uninit`] copies it); a message longer than the room left
+    /// writes nothing and makes [`NewBytes::finish`] fail.
+    pub fn put_message(&mut self, message: &EncodedMessage) {
+        match message.write_to_uninit(&mut self.out[self.filled..]) {
+            Ok(written) => self.filled += written.len(),
+            Err(_) => self.overrun = true,
+        }
     }
 }
 

@@ -6,8 +6,8 @@ use crate::{index_type_of, to_py_err, ArrowTensorError};
 use arrow_buffer::Buffer;
 use arrow_tensor_ipc::convert;
 use arrow_tensor_ipc::{
-    encode, BodyPart, ConvertOptions, CsfAxisOrder, ErrorKind, IndexArray, Message, NativeValue,
-    Scalar, SparseFormat, SparseIndex, SparseTensor, Tensor, ValueType, WriteOptions,
+    encode, ConvertOptions, CsfAxisOrder, ErrorKind, IndexArray, Message, NativeValue, Scalar,
+    SparseFormat, SparseIndex, SparseTensor, Tensor, ValueType, WriteOptions,
 };
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -396,15 +396,7 @@ impl PyMessage {
             }
         }
         let (bytes, mut out) = crate::buffer::new_bytes(py, len)?;
-        let fill = |out: &mut Filler<'_>| {
-            out.put(encoded.header());
-            for part in encoded.body() {
-                match part {
-                    BodyPart::Data(b) => out.put(b.as_slice()),
-                    BodyPart::Zeros(n) => out.zeros(*n),
-                }
-            }
-        };
+        let fill = |out: &mut Filler<'_>| out.put_message(&encoded);
         if len >= DETACH_BYTES {
             py.detach(|| match unchecked {
                 Some(t) => std::thread::scope(|s| {

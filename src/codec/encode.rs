@@ -20,6 +20,7 @@ use crate::types::{IndexType, ValueType};
 use arrow_buffer::Buffer;
 use flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
 use std::io::{IoSlice, Write};
+use std::mem::MaybeUninit;
 
 /// Alignment of the body and of every body buffer.
 pub const ALIGNMENT: usize = 64;
@@ -92,34 +93,52 @@ impl EncodedMessage {
         out
     }
 
-    /// Appends the message to `out` (one copy of each piece, at memcpy speed).
-    ///
-    /// The body lands wherever `out`'s allocation puts it. A large copy whose destination
-    /// is a little ahead of its source modulo 4 KiB can run slower (on some CPUs much
-    /// slower), and a tensor built in memory is often page-aligned while the body sits 64
-    /// bytes into the message: [`EncodedMessage::to_bytes`], which places the message,
-    /// avoids that.
+    /// Appends the message to `out` (one copy of each piece, at memcpy speed; pieces of
+    /// 4 MiB or more with non-temporal stores on x86-64, which keep that speed wherever
+    /// `out`'s allocation lies relative to the tensor's buffers).
     pub fn write_into(&self, out: &mut Vec<u8>) {
         copy::write_into(out, &self.slices(), self.len());
     }
 
-    /// The message as one vector (one copy of each piece, at memcpy speed).
-    ///
-    /// The vector starts where the allocator puts it; see [`EncodedMessage::write_into`]
-    /// for when [`EncodedMessage::to_bytes`] is faster.
+    /// The message as one vector (one copy of each piece, as
+    /// [`EncodedMessage::write_into`] copies them).
     pub fn to_vec(&self) -> Vec<u8> {
         copy::to_vec(&self.slices(), self.len())
     }
 
-    /// The message as [`bytes::Bytes`].
-    ///
-    /// Unlike [`EncodedMessage::to_vec`], this chooses where the message starts in its
-    /// allocation (up to 4 KiB of it stay unused): the largest body buffer lands half a
-    /// page past its source's address modulo 4 KiB, where a large copy runs at full
-    /// speed whatever the source's address (a destination a little ahead of the source
-    /// modulo the page, or within 256 bytes of it, can slow the C library's copy down).
+    /// The message as [`bytes::Bytes`]: [`EncodedMessage::to_vec`], without a further copy.
     pub fn to_bytes(&self) -> bytes::Bytes {
-        copy::to_bytes(&self.slices(), self.len())
+        copy::to_vec(&self.slices(), self.len()).into()
+    }
+
+    /// Writes the message into the first [`EncodedMessage::len`] bytes of `out`, memory not
+    /// yet initialised (a buffer of another library, shared memory, a `bytes` object being
+    /// built), as [`EncodedMessage::write_into`] copies, and returns them, now initialised.
+    ///
+    /// Fails with [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument) when
+    /// `out` is shorter than the message.
+    ///
+    /// ```
+    /// use arrow_tensor_ipc::{encode, Tensor, WriteOptions};
+    /// use std::mem::MaybeUninit;
+    ///
+    /// let t = Tensor::from_vec(vec![2, 2], vec![1.0f64, 2.0, 3.0, 4.0])?;
+    /// let encoded = encode(&t.into(), &WriteOptions::default())?;
+    /// let mut out = vec![MaybeUninit::<u8>::uninit(); encoded.len() + 16];
+    /// let written = encoded.write_to_uninit(&mut out)?;
+    /// assert_eq!(written.len(), encoded.len());
+    /// assert_eq!(&written[..], &encoded.to_vec()[..]);
+    /// # Ok::<(), arrow_tensor_ipc::Error>(())
+    /// ```
+    pub fn write_to_uninit<'a>(&self, out: &'a mut [MaybeUninit<u8>]) -> Result<&'a mut [u8]> {
+        if out.len() < self.len() {
+            return fail(ErrorKind::InvalidArgument(format!(
+                "write_to_uninit: {} bytes of room for a message of {} bytes",
+                out.len(),
+                self.len()
+            )));
+        }
+        Ok(copy::write_to_uninit(out, &self.slices()))
     }
 
     /// Writes the message with vectored writes (the body is never copied).

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 mod check;
 
+#[cfg(feature = "parquet")]
 pub(crate) use check::plain_leaf;
 use check::{buffer_widths, check_message, check_schema, check_stream};
 
