@@ -1224,3 +1224,103 @@ fn rows_of_empty_fixed_shape_cells_are_bounded() {
     let t = fixed_shape_to_tensor(&field, &array).unwrap();
     assert_eq!(t.shape(), &[1000, 0, 3]);
 }
+
+/// A COO table whose coordinate columns are wider (int64, as query engines return them) or
+/// narrower than the COO result's index type: the coordinates are cast on the way, and a
+/// coordinate that the cast would change (too large for the result's type, or negative)
+/// is reported with its own value, not the cast one.
+#[test]
+fn coo_tables_with_other_column_types_keep_their_values() {
+    use arrow_array::{Float64Array, Int64Array, Int8Array};
+    use arrow_tensor_ipc::record_batch::CooTableInfo;
+    use arrow_tensor_ipc::IndexType;
+    let table_of = |rows: ArrayRef, cols: ArrayRef, n: usize, it: IndexType| {
+        let info = CooTableInfo {
+            shape: vec![3, 4],
+            dim_names: vec![String::new(), String::new()],
+            format: SparseFormat::Coo,
+            index_type: it,
+            axis_order: None,
+        };
+        let dt = rows.data_type().clone();
+        let schema = Schema::new(vec![
+            Field::new("row", dt.clone(), false),
+            Field::new("col", dt, false),
+            Field::new("value", DataType::Float64, false),
+        ])
+        .with_metadata(HashMap::from([(
+            COO_TABLE_KEY.to_string(),
+            info.metadata(),
+        )]));
+        let values: ArrayRef = Arc::new(Float64Array::from(
+            (0..n).map(|i| i as f64 + 1.0).collect::<Vec<_>>(),
+        ));
+        RecordBatch::try_new(Arc::new(schema), vec![rows, cols, values]).unwrap()
+    };
+    // int64 columns: the result is int8, with the same entries.
+    let good = table_of(
+        Arc::new(Int64Array::from(vec![0i64, 1, 2])),
+        Arc::new(Int64Array::from(vec![3i64, 0, 2])),
+        3,
+        IndexType::Int64,
+    );
+    let t = coo_table_to_sparse(&good, None).unwrap();
+    let SparseIndex::Coo(c) = t.index() else {
+        panic!("not COO")
+    };
+    assert_eq!(c.indices().index_type(), IndexType::Int8);
+    let expected = SparseTensor::coo([3, 4], vec![0i64, 3, 1, 0, 2, 2], vec![1.0f64, 2.0, 3.0]);
+    assert!(t
+        .to_dense()
+        .unwrap()
+        .content_eq(&expected.unwrap().to_dense().unwrap()));
+    // A coordinate of 2^32 + 1, which an int8 or int32 cast would turn into 1 (in bounds).
+    for bad in [(1i64 << 32) + 1, (1 << 8) + 1, -255] {
+        let table = table_of(
+            Arc::new(Int64Array::from(vec![0i64, bad, 2])),
+            Arc::new(Int64Array::from(vec![3i64, 0, 2])),
+            3,
+            IndexType::Int64,
+        );
+        let err = coo_table_to_sparse(&table, None).unwrap_err();
+        assert!(
+            matches!(err.kind(), ErrorKind::InvalidColumn { column, reason } if column == "row" && reason.contains(&format!("row 1: coordinate {bad} outside dimension 0 of size 3"))),
+            "{bad}: {err}"
+        );
+    }
+    // int8 columns and 300 rows: the result is int16 (nnz needs it); a negative coordinate
+    // is reported as it is.
+    let n = 300;
+    let rows: Vec<i8> = (0..n).map(|i| (i % 3) as i8).collect();
+    let mut cols: Vec<i8> = (0..n).map(|i| (i % 4) as i8).collect();
+    let t = coo_table_to_sparse(
+        &table_of(
+            Arc::new(Int8Array::from(rows.clone())),
+            Arc::new(Int8Array::from(cols.clone())),
+            n,
+            IndexType::Int8,
+        ),
+        None,
+    )
+    .unwrap();
+    let SparseIndex::Coo(c) = t.index() else {
+        panic!("not COO")
+    };
+    assert_eq!(c.indices().index_type(), IndexType::Int16);
+    assert_eq!(t.nnz(), n);
+    cols[7] = -3;
+    let err = coo_table_to_sparse(
+        &table_of(
+            Arc::new(Int8Array::from(rows)),
+            Arc::new(Int8Array::from(cols)),
+            n,
+            IndexType::Int8,
+        ),
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidColumn { column, reason } if column == "col" && reason.contains("row 7: coordinate -3 outside dimension 1 of size 4")),
+        "{err}"
+    );
+}

@@ -121,9 +121,24 @@ pub fn coo_table_to_sparse_with(
             return t;
         }
     }
-    let (coords, checked) =
-        crate::dispatch_index!(it, I => interleave::<I>(table, &info.shape, it))?;
-    let coords = IndexArray::try_new(it, coords)?;
+    // A COO result's coordinates come in the narrowest type that holds them, as a
+    // conversion to COO picks (the columns' type holds the widest coordinate only): the
+    // interleaving casts to it on the way when every row is in bounds (it holds every
+    // coordinate then), else the columns' own type keeps the values an error reports.
+    let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
+    let narrowest = IndexType::narrowest_for(max_dim.max(nnz as u64).max(ndim as u64));
+    let mut ct = if target == SparseFormat::Coo {
+        narrowest
+    } else {
+        it
+    };
+    let (mut coords, mut checked) = crate::dispatch_index!(it, I => crate::dispatch_index!(ct, F => interleave::<I, F>(table, &info.shape, it)))?;
+    if ct != it && checked.is_none() {
+        ct = it;
+        (coords, checked) =
+            crate::dispatch_index!(it, I => interleave::<I, I>(table, &info.shape, it))?;
+    }
+    let coords = IndexArray::try_new(ct, coords)?;
     // The interleaving threads run strict validation's row scan on each block they write
     // (while it is in cache): rows all in bounds with their order decided build the index
     // directly, flagged canonical when the rows strictly increase. Otherwise strict
@@ -178,11 +193,8 @@ pub fn coo_table_to_sparse_with(
     .with_dim_names(info.dim_names.clone())?;
     debug_assert_eq!(coo.nnz(), nnz);
     if target == SparseFormat::Coo {
-        // The coordinates in the narrowest type that holds them, as a conversion to COO
-        // picks (the columns' type holds the widest coordinate only).
-        let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
-        let t = IndexType::narrowest_for(max_dim.max(nnz as u64).max(ndim as u64));
-        if t == it {
+        let t = narrowest;
+        if t == ct {
             return Ok(coo);
         }
         let SparseIndex::Coo(c) = coo.index() else {
@@ -341,6 +353,9 @@ fn csf_from_columns<I: NativeIndex>(
 }
 
 /// [`csf_from_columns`] with the result's index arrays of type `F`.
+// Every row index is below `nnz`, the length every column slice is cut to, and every level
+// below `ndim`, the number of columns: the indexing cannot go out of bounds.
+#[allow(clippy::indexing_slicing)]
 fn csf_from_columns_as<I: NativeIndex, F: NativeIndex>(
     table: &RecordBatch,
     info: &CooTableInfo,
@@ -362,52 +377,60 @@ fn csf_from_columns_as<I: NativeIndex, F: NativeIndex>(
         .iter()
         .map(|&n| I::from_u64(n.checked_sub(1)? as u64))
         .collect::<Option<_>>()?;
+    if cols.len() != ndim || bounds.len() != ndim {
+        return None;
+    }
     let zero = I::from_u64(0)?;
     let last = ndim.checked_sub(1)?;
+    // The leaf level is the last column as it is when its type is the result's, else
+    // cast here, row by row (every value is checked against its bound first).
+    let cast_leaves = I::TYPE != F::TYPE;
+    let mut leaves: Vec<F> = Vec::with_capacity(if cast_leaves { nnz } else { 0 });
     let mut indices: Vec<Vec<F>> = vec![Vec::new(); last];
     let mut indptr: Vec<Vec<F>> = vec![Vec::new(); last];
     for i in 0..nnz {
         // The first level at which row i differs from row i - 1 (0 for the first row).
         let mut d = 0;
         if i > 0 {
-            let at = |d: usize| -> Option<(I, I)> {
-                let c = cols.get(d)?;
-                Some((*c.get(i)?, *c.get(i - 1)?))
-            };
-            while d < last && at(d).is_some_and(|(a, b)| a == b) {
+            while d < last && cols[d][i] == cols[d][i - 1] {
                 d += 1;
             }
-            let (a, b) = at(d)?;
-            if a <= b {
+            if cols[d][i] <= cols[d][i - 1] {
                 return None;
             }
         }
-        for k in d..ndim {
-            let v = *cols.get(k)?.get(i)?;
-            if v < zero || v > *bounds.get(k)? {
+        for k in d..last {
+            let v = cols[k][i];
+            if v < zero || v > bounds[k] {
                 return None;
             }
-            if k < last {
-                indices.get_mut(k)?.push(F::usize_as(v.as_usize()));
-                // The new node's children start where the next level now ends.
-                let next = if k + 1 < last {
-                    indices.get(k + 1)?.len()
-                } else {
-                    i
-                };
-                indptr.get_mut(k)?.push(F::from_u64(next as u64)?);
-            }
+            indices[k].push(F::usize_as(v.as_usize()));
+            // The new node's children start where the next level now ends.
+            let next = if k + 1 < last {
+                indices[k + 1].len()
+            } else {
+                i
+            };
+            indptr[k].push(F::usize_as(next));
+        }
+        let leaf = cols[last][i];
+        if leaf < zero || leaf > bounds[last] {
+            return None;
+        }
+        if cast_leaves {
+            leaves.push(F::usize_as(leaf.as_usize()));
         }
     }
     for k in 0..last {
         let end = if k + 1 < last {
-            indices.get(k + 1)?.len()
+            indices[k + 1].len()
         } else {
             nnz
         };
-        indptr.get_mut(k)?.push(F::from_u64(end as u64)?);
+        indptr[k].push(F::usize_as(end));
     }
-    // A conversion would pick a wider type for an indptr longer than the type holds.
+    // A conversion would pick a wider type for an indptr longer than the type holds (the
+    // pointers, at most nnz, fit `F`, which holds nnz).
     let longest_ptr = indptr.iter().map(Vec::len).max().unwrap_or(0) as u64;
     let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
     if IndexType::narrowest_for(max_dim.max(nnz as u64).max(longest_ptr)) != F::TYPE {
@@ -415,7 +438,11 @@ fn csf_from_columns_as<I: NativeIndex, F: NativeIndex>(
     }
     let mut level_indices: Vec<IndexArray> =
         indices.into_iter().map(IndexArray::from_vec).collect();
-    level_indices.push(cast_index(&columns.pop()?, F::TYPE)?);
+    level_indices.push(if cast_leaves {
+        IndexArray::from_vec(leaves)
+    } else {
+        columns.pop()?
+    });
     let index = crate::CsfIndex::from_arrays(
         (0..ndim).collect(),
         indptr.into_iter().map(IndexArray::from_vec).collect(),

@@ -10,14 +10,31 @@ use crate::{IndexArray, IndexType, NativeIndex};
 use arrow_array::{Array, RecordBatch};
 use arrow_buffer::Buffer;
 
-/// Interleaves a block of coordinate columns into a row-major coordinate matrix.
-fn interleave_block<I: NativeIndex>(out: &mut [I], cols: &[&[I]]) {
+/// Interleaves a block of coordinate columns into a row-major coordinate matrix of type
+/// `F`: the values as they are when the types agree, else each coordinate above `clamp`
+/// (negative ones included) written as `clamp`.
+fn interleave_block<I: NativeIndex, F: NativeIndex>(out: &mut [F], cols: &[&[I]], clamp: u64) {
+    if I::TYPE == F::TYPE {
+        interleave_with(out, cols, |v: I| F::usize_as(v.as_usize()));
+    } else {
+        interleave_with(out, cols, |v: I| {
+            F::usize_as((v.as_index() as u64).min(clamp) as usize)
+        });
+    }
+}
+
+/// [`interleave_block`] with the cast of each coordinate.
+fn interleave_with<I: NativeIndex, F: NativeIndex>(
+    out: &mut [F],
+    cols: &[&[I]],
+    cast: impl Fn(I) -> F,
+) {
     match cols {
         [a, b] => {
             for (row, (&x, &y)) in out.chunks_exact_mut(2).zip(a.iter().zip(b.iter())) {
                 if let [r0, r1] = row {
-                    *r0 = x;
-                    *r1 = y;
+                    *r0 = cast(x);
+                    *r1 = cast(y);
                 }
             }
         }
@@ -27,9 +44,9 @@ fn interleave_block<I: NativeIndex>(out: &mut [I], cols: &[&[I]]) {
                 .zip(a.iter().zip(b.iter().zip(c.iter())))
             {
                 if let [r0, r1, r2] = row {
-                    *r0 = x;
-                    *r1 = y;
-                    *r2 = z;
+                    *r0 = cast(x);
+                    *r1 = cast(y);
+                    *r2 = cast(z);
                 }
             }
         }
@@ -38,7 +55,7 @@ fn interleave_block<I: NativeIndex>(out: &mut [I], cols: &[&[I]]) {
             for (k, row) in out.chunks_exact_mut(ndim).enumerate() {
                 for (slot, col) in row.iter_mut().zip(cols) {
                     if let Some(&v) = col.get(k) {
-                        *slot = v;
+                        *slot = cast(v);
                     }
                 }
             }
@@ -46,11 +63,14 @@ fn interleave_block<I: NativeIndex>(out: &mut [I], cols: &[&[I]]) {
     }
 }
 
-/// The coordinate columns of a COO table as one row-major coordinate matrix, with the
-/// result of strict validation's row scan over it: `Some(increasing)` when every row is in
-/// bounds and the scan decided whether the rows strictly increase (ranks 1 to 4), `None`
-/// when strict validation must decide (a coordinate out of bounds, or rank 0 or above 4).
-pub(super) fn interleave<I: NativeIndex>(
+/// The coordinate columns (of type `I`) of a COO table as one row-major coordinate matrix
+/// of type `F`, with the result of strict validation's row scan over it: `Some(increasing)`
+/// when every row is in bounds and the scan decided whether the rows strictly increase
+/// (ranks 1 to 4), `None` when strict validation must decide (a coordinate out of bounds,
+/// or rank 0 or above 4). `F` must hold every size in `shape`: a coordinate that does not
+/// fit it is written as the largest size, which is out of bounds, so that the result is
+/// `None` (the values then are not the table's: interleave with `F = I` to report them).
+pub(super) fn interleave<I: NativeIndex, F: NativeIndex>(
     table: &RecordBatch,
     shape: &[usize],
     it: IndexType,
@@ -97,7 +117,8 @@ pub(super) fn interleave<I: NativeIndex>(
         columns.push(col);
     }
     let cols: Vec<&[I]> = columns.iter().filter_map(|c| c.values::<I>()).collect();
-    let mut out: Vec<I> = vec![I::default(); nnz * ndim];
+    let clamp = shape.iter().max().map_or(0, |&d| d as u64);
+    let mut out: Vec<F> = vec![F::default(); nnz * ndim];
     let (threads, per) = shares(nnz);
     let scan = (1..=4).contains(&ndim);
     let mut starts = Vec::with_capacity(threads);
@@ -120,7 +141,7 @@ pub(super) fn interleave<I: NativeIndex>(
         threads,
         shares_in,
         "interleaving the coordinate columns",
-        |_, (block, mine)| interleave_and_scan(block, &mine, shape, scan),
+        |_, (block, mine)| interleave_and_scan(block, &mine, shape, scan, clamp),
     )?;
     let mut checked = None;
     if scan && !out.is_empty() {
@@ -140,18 +161,19 @@ pub(super) fn interleave<I: NativeIndex>(
 /// Interleaves a share of the coordinate columns into `out` block by block, running
 /// strict validation's row scan ([`kernels::coo_row_major_scan`]) on each block just
 /// written when `scan`: whether all rows are in bounds and strictly increase.
-fn interleave_and_scan<I: NativeIndex>(
-    out: &mut [I],
+fn interleave_and_scan<I: NativeIndex, F: NativeIndex>(
+    out: &mut [F],
     cols: &[&[I]],
     shape: &[usize],
     scan: bool,
+    clamp: u64,
 ) -> (bool, bool) {
     let ndim = cols.len();
     if !scan || ndim == 0 {
-        interleave_block(out, cols);
+        interleave_block(out, cols, clamp);
         return (true, true);
     }
-    let rows = kernels::coo_block_rows::<I>(ndim);
+    let rows = kernels::coo_block_rows::<F>(ndim);
     let total = out.len() / ndim;
     let (mut in_bounds, mut increasing) = (true, true);
     let mut r0 = 0;
@@ -162,7 +184,7 @@ fn interleave_and_scan<I: NativeIndex>(
             .map(|c| c.get(r0..r1).unwrap_or_default())
             .collect();
         if let Some(block) = out.get_mut(r0 * ndim..r1 * ndim) {
-            interleave_block(block, &part);
+            interleave_block(block, &part, clamp);
         }
         // The block's rows and the pair straddling the block before.
         let from = r0.saturating_sub(1) * ndim;

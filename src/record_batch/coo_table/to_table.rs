@@ -64,38 +64,24 @@ pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
         }
     }
     if let SparseIndex::Csf(c) = tensor.index() {
-        if let Some(columns) = crate::dispatch_index!(it, I => csf_columns::<I>(tensor, c))? {
+        let st = c.indices().first().map_or(it, IndexArray::index_type);
+        if let Some(columns) = crate::dispatch_index!(st, S => crate::dispatch_index!(it, D => csf_columns::<S, D>(tensor, c)))?
+        {
             return table_of_columns(columns, it, tensor, &info);
         }
     }
-    let coo = match tensor.index() {
-        SparseIndex::Coo(c) if c.indices().index_type() == it => tensor.clone(),
-        SparseIndex::Coo(c) => {
-            // The coordinates as they are, in the shape's coordinate type (they fit: the
-            // tensor is validated).
-            let Some(indices) = cast_index(c.indices(), it) else {
-                return fail(ErrorKind::IndexDoesNotFit {
-                    what: "a COO coordinate".into(),
-                    target: it.name(),
-                });
-            };
-            let index = CooIndex::with_flag(indices, c.ndim(), c.order(), c.is_canonical())?;
-            // Only the columns are taken from it (the coordinates were checked above).
-            SparseTensor::try_new_with_validation(
-                tensor.value_type(),
-                tensor.shape(),
-                tensor.values_buffer().clone(),
-                SparseIndex::Coo(index),
-                crate::Validation::Permissive,
-            )?
-            .with_dim_names(tensor.dim_names().iter().cloned())?
-        }
-        _ => convert::convert(
-            tensor,
-            SparseFormat::Coo,
-            &ConvertOptions::default().with_index_type(it),
-        )?,
-    };
+    if let SparseIndex::Coo(c) = tensor.index() {
+        // The coordinates as they are, in the shape's coordinate type (they fit: every one
+        // lies inside the shape, checked above).
+        let st = c.indices().index_type();
+        let columns = crate::dispatch_index!(st, S => crate::dispatch_index!(it, D => split_columns::<S, D>(c, tensor.ndim(), tensor.nnz())))?;
+        return table_of_columns(columns, it, tensor, &info);
+    }
+    let coo = convert::convert(
+        tensor,
+        SparseFormat::Coo,
+        &ConvertOptions::default().with_index_type(it),
+    )?;
     table_of_coo(&coo, &info)
 }
 
@@ -164,24 +150,26 @@ fn csx_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsxIndex) -> Option<
 /// for large tensors). `None` when the tensor is not validated, its axis order is not the
 /// identity, its index arrays are not all of type `I`, or its tree is inconsistent (the
 /// conversion path then handles it); [`ErrorKind::WorkerFailed`] when a thread fails.
-fn csf_columns<I: NativeIndex>(
+fn csf_columns<S: NativeIndex, D: NativeIndex>(
     t: &SparseTensor,
     c: &crate::CsfIndex,
 ) -> Result<Option<Vec<Buffer>>> {
-    let Some(bounds) = csf_leaf_bounds::<I>(t, c) else {
+    let Some(bounds) = csf_leaf_bounds::<S>(t, c) else {
         return Ok(None);
     };
     let (nnz, indices) = (t.nnz(), c.indices());
-    let expand = |k: usize| -> Option<Vec<I>> {
-        let ids = indices.get(k)?.values::<I>()?;
-        let mut col: Vec<I> = vec![I::default(); nnz];
+    // Every index lies inside the shape (the tensor is validated), whose every coordinate
+    // `D` holds: the casts are exact.
+    let expand = |k: usize| -> Option<Vec<D>> {
+        let ids = indices.get(k)?.values::<S>()?;
+        let mut col: Vec<D> = vec![D::default(); nnz];
         let b = bounds.get(k)?;
         if b.len() != ids.len() + 1 {
             return None;
         }
         for (&id, w) in ids.iter().zip(b.windows(2)) {
             let &[lo, hi] = w else { return None };
-            col.get_mut(lo..hi)?.fill(id);
+            col.get_mut(lo..hi)?.fill(D::usize_as(id.as_usize()));
         }
         Some(col)
     };
@@ -190,27 +178,38 @@ fn csf_columns<I: NativeIndex>(
     let expanded = crate::parallel::run(threads, levels, "expanding the CSF levels", |_, k| {
         expand(k)
     })?;
-    Ok(csf_assemble(expanded, indices, c.axis_order(), nnz))
+    let Some(leaves) = indices.last() else {
+        return Ok(None);
+    };
+    let leaves = if S::TYPE == D::TYPE {
+        leaves
+            .buffer()
+            .slice_with_length(0, nnz * std::mem::size_of::<D>())
+    } else {
+        let Some(ids) = leaves.values::<S>().and_then(|v| v.get(..nnz)) else {
+            return Ok(None);
+        };
+        Buffer::from_vec(
+            ids.iter()
+                .map(|&v| D::usize_as(v.as_usize()))
+                .collect::<Vec<D>>(),
+        )
+    };
+    Ok(csf_assemble(expanded, leaves, c.axis_order()))
 }
 
 /// The columns of [`csf_columns`] from the expanded levels (`None` when one could not be
-/// expanded) and the leaf level.
-fn csf_assemble<I: NativeIndex>(
-    expanded: Vec<Option<Vec<I>>>,
-    indices: &[IndexArray],
+/// expanded) and the leaf level's column.
+fn csf_assemble<D: NativeIndex>(
+    expanded: Vec<Option<Vec<D>>>,
+    leaves: Buffer,
     order: &[usize],
-    nnz: usize,
 ) -> Option<Vec<Buffer>> {
     let mut by_level: Vec<Buffer> = expanded
         .into_iter()
         .map(|col| col.map(Buffer::from_vec))
         .collect::<Option<_>>()?;
-    by_level.push(
-        indices
-            .last()?
-            .buffer()
-            .slice_with_length(0, nnz * std::mem::size_of::<I>()),
-    );
+    by_level.push(leaves);
     let mut columns: Vec<Option<Buffer>> = vec![None; order.len()];
     for (level, buf) in by_level.into_iter().enumerate() {
         *columns.get_mut(*order.get(level)?)? = Some(buf);
@@ -285,7 +284,7 @@ fn table_of_coo(coo: &SparseTensor, info: &CooTableInfo) -> Result<RecordBatch> 
     let nnz = coo.nnz();
     let it = index.indices().index_type();
     let columns: Vec<Buffer> =
-        crate::dispatch_index!(it, I => split_columns::<I>(index, ndim, nnz))?;
+        crate::dispatch_index!(it, I => split_columns::<I, I>(index, ndim, nnz))?;
     table_of_columns(columns, it, coo, info)
 }
 
@@ -327,28 +326,34 @@ fn table_of_columns(
     Ok(RecordBatch::try_new(Arc::new(schema), arrays)?)
 }
 
-/// The columns of an `nnz x ndim` coordinate matrix: slices of the matrix itself when
-/// it is column-major or `ndim` is 1 (no copy), else split from the rows of the
-/// row-major matrix (in shares of rows split between threads for large matrices).
+/// The columns, of type `D`, of an `nnz x ndim` coordinate matrix of type `S` whose every
+/// coordinate `D` holds: slices of the matrix itself when the types agree and it is
+/// column-major or `ndim` is 1 (no copy), else split (and cast) from its rows, in shares of
+/// rows split between threads for large matrices.
 // Its shares are cut from `nnz` rows of an index whose structure was checked.
 #[allow(clippy::indexing_slicing)]
-fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> Result<Vec<Buffer>> {
+fn split_columns<S: NativeIndex, D: NativeIndex>(
+    index: &CooIndex,
+    ndim: usize,
+    nnz: usize,
+) -> Result<Vec<Buffer>> {
     let buf = index.indices().buffer();
-    let width = nnz * std::mem::size_of::<I>();
-    if ndim == 1 || index.order() == crate::CooOrder::ColumnMajor {
+    let width = nnz * std::mem::size_of::<S>();
+    let by_column = ndim == 1 || index.order() == crate::CooOrder::ColumnMajor;
+    if by_column && S::TYPE == D::TYPE {
         return Ok((0..ndim)
             .map(|d| buf.slice_with_length(d * width, width))
             .collect());
     }
-    let Some(coords) = index.indices().values::<I>() else {
+    let Some(coords) = index.indices().values::<S>() else {
         // A misaligned buffer: read element by element.
         return Ok((0..ndim)
             .map(|d| {
-                let col: Vec<I> = (0..nnz)
+                let col: Vec<D> = (0..nnz)
                     .map(|k| {
                         index
                             .coordinate(k, d)
-                            .and_then(|v| I::from_u64(v as u64))
+                            .and_then(|v| D::from_u64(v as u64))
                             .unwrap_or_default()
                     })
                     .collect();
@@ -357,15 +362,27 @@ fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> R
             .collect());
     };
     let coords = coords.get(..nnz * ndim).unwrap_or(coords);
-    let mut cols: Vec<Vec<I>> = (0..ndim).map(|_| vec![I::default(); nnz]).collect();
+    if by_column {
+        return Ok((0..ndim)
+            .map(|d| {
+                let col = coords.get(d * nnz..(d + 1) * nnz).unwrap_or_default();
+                Buffer::from_vec(
+                    col.iter()
+                        .map(|&v| D::usize_as(v.as_usize()))
+                        .collect::<Vec<D>>(),
+                )
+            })
+            .collect());
+    }
+    let mut cols: Vec<Vec<D>> = (0..ndim).map(|_| vec![D::default(); nnz]).collect();
     {
-        let mut rest: Vec<&mut [I]> = cols.iter_mut().map(Vec::as_mut_slice).collect();
+        let mut rest: Vec<&mut [D]> = cols.iter_mut().map(Vec::as_mut_slice).collect();
         let (threads, per) = shares(nnz);
         let mut shares_in = Vec::with_capacity(threads);
         let mut start = 0;
         while start < nnz {
             let n = per.min(nnz - start);
-            let mine: Vec<&mut [I]> = rest
+            let mine: Vec<&mut [D]> = rest
                 .iter_mut()
                 .map(|p| {
                     let (head, tail) = std::mem::take(p).split_at_mut(n);
@@ -386,14 +403,16 @@ fn split_columns<I: NativeIndex>(index: &CooIndex, ndim: usize, nnz: usize) -> R
     Ok(cols.into_iter().map(Buffer::from_vec).collect())
 }
 
-/// Splits a block of a row-major coordinate matrix into its columns.
-fn split_block<I: NativeIndex>(coords: &[I], mut cols: Vec<&mut [I]>) {
+/// Splits a block of a row-major coordinate matrix into its columns, casting each
+/// coordinate to `D` (which holds it).
+fn split_block<S: NativeIndex, D: NativeIndex>(coords: &[S], mut cols: Vec<&mut [D]>) {
+    let cast = |v: S| D::usize_as(v.as_usize());
     match cols.as_mut_slice() {
         [a, b] => {
             for (row, (x, y)) in coords.chunks_exact(2).zip(a.iter_mut().zip(b.iter_mut())) {
                 if let &[r0, r1] = row {
-                    *x = r0;
-                    *y = r1;
+                    *x = cast(r0);
+                    *y = cast(r1);
                 }
             }
         }
@@ -403,9 +422,9 @@ fn split_block<I: NativeIndex>(coords: &[I], mut cols: Vec<&mut [I]>) {
                 .zip(a.iter_mut().zip(b.iter_mut().zip(c.iter_mut())))
             {
                 if let &[r0, r1, r2] = row {
-                    *x = r0;
-                    *y = r1;
-                    *z = r2;
+                    *x = cast(r0);
+                    *y = cast(r1);
+                    *z = cast(r2);
                 }
             }
         }
@@ -414,7 +433,7 @@ fn split_block<I: NativeIndex>(coords: &[I], mut cols: Vec<&mut [I]>) {
             for (k, row) in coords.chunks_exact(ndim).enumerate() {
                 for (col, &v) in cols.iter_mut().zip(row) {
                     if let Some(slot) = col.get_mut(k) {
-                        *slot = v;
+                        *slot = cast(v);
                     }
                 }
             }
