@@ -269,8 +269,8 @@ fn check_indptr_claim(
 
 /// A CSR (CSC) tensor straight from a table whose row (column) coordinates are
 /// non-decreasing, as [`sparse_to_coo_table`] writes them: indptr counted from that
-/// column, the other column the indices buffer and the values column the values (no
-/// copies), then strict validation. `None` when the columns are not so (the general path
+/// column, the other column the indices (no copy when the types agree, checked as strict
+/// validation checks them) and the values column the values (no copy). `None` when the columns are not so (the general path
 /// then sorts them).
 fn csx_from_columns<I: NativeIndex>(
     table: &RecordBatch,
@@ -293,15 +293,55 @@ fn csx_from_columns<I: NativeIndex>(
     // nnz, as a conversion picks by default (the columns hold coordinates only).
     let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
     let f = IndexType::narrowest_for(max_dim.max(n as u64 + 1).max(nnz as u64));
-    // The other column as the indices (no copy when the types agree; values that do not
-    // fit go the general way, which reports them).
-    let minor = cast_index(&minor, f)?;
+    let m = *info.shape.get(other)?;
     let indptr = crate::dispatch_index!(f, F => counted_indptr::<I, F>(keys, n)?);
+    // The other column as the indices (no copy when the types agree), checked as strict
+    // validation checks them. Unsorted or repeated indices within a row, or any coordinate
+    // outside the shape: the general path sorts, sums or reports them by column and row.
+    let minor =
+        crate::dispatch_index!(f, F => checked_minor::<I, F>(indptr.values::<F>()?, &minor, m)?);
     let index = crate::CsxIndex::from_arrays(axis, indptr, minor);
-    // Unsorted or repeated indices within a row, or any coordinate outside the shape: the
-    // general path sorts, sums or reports them by column and row.
-    let t = SparseTensor::try_new(vt, info.shape.clone(), values, SparseIndex::Csx(index)).ok()?;
+    // Valid by construction: indptr counted from 0 to nnz, the indices checked.
+    let t =
+        SparseTensor::from_converted_parts(vt, info.shape.clone(), values, SparseIndex::Csx(index))
+            .ok()?;
     Some(t.with_dim_names(info.dim_names.clone()))
+}
+
+/// The indices of a CSR/CSC result (type `F`, which holds `m`) from the `minor` column (type
+/// `I`): `None` unless within every row of `indptr` they strictly increase and lie in
+/// `0..m`, as strict validation requires. Shares the column when the types agree, else
+/// casts it in the same pass.
+fn checked_minor<I: NativeIndex, F: NativeIndex>(
+    indptr: &[F],
+    minor: &IndexArray,
+    m: usize,
+) -> Option<IndexArray> {
+    let nnz = indptr.last()?.as_usize();
+    let values = minor.values::<I>()?.get(..nnz)?;
+    let cast = I::TYPE != F::TYPE;
+    let mut out: Vec<F> = Vec::with_capacity(if cast { nnz } else { 0 });
+    let bound = i64::try_from(m).ok()?;
+    for w in indptr.windows(2) {
+        let (lo, hi) = (w.first()?.as_usize(), w.get(1)?.as_usize());
+        let row = values.get(lo..hi)?;
+        let mut prev = -1i64;
+        for &v in row {
+            let x = v.as_index();
+            if x <= prev || x >= bound {
+                return None;
+            }
+            prev = x;
+        }
+        if cast {
+            out.extend(row.iter().map(|&v| F::usize_as(v.as_usize())));
+        }
+    }
+    Some(if cast {
+        IndexArray::from_vec(out)
+    } else {
+        minor.clone()
+    })
 }
 
 /// The indptr (`n + 1` entries of type `F`) of non-decreasing keys below `n`: entry `i + 1`
@@ -377,14 +417,73 @@ fn csf_from_columns_as<I: NativeIndex, F: NativeIndex>(
         .iter()
         .map(|&n| I::from_u64(n.checked_sub(1)? as u64))
         .collect::<Option<_>>()?;
-    if cols.len() != ndim || bounds.len() != ndim {
-        return None;
-    }
-    let zero = I::from_u64(0)?;
     let last = ndim.checked_sub(1)?;
     // The leaf level is the last column as it is when its type is the result's, else
-    // cast here, row by row (every value is checked against its bound first).
+    // cast in the pass over the rows (every value is checked against its bound first).
     let cast_leaves = I::TYPE != F::TYPE;
+    let (indices, mut indptr, leaves) = match ndim {
+        2 => csf_rows::<I, F, 2>(&cols, &bounds, cast_leaves)?,
+        3 => csf_rows::<I, F, 3>(&cols, &bounds, cast_leaves)?,
+        _ => csf_rows::<I, F, 0>(&cols, &bounds, cast_leaves)?,
+    };
+    for k in 0..last {
+        let end = if k + 1 < last {
+            indices[k + 1].len()
+        } else {
+            nnz
+        };
+        indptr[k].push(F::usize_as(end));
+    }
+    // A conversion would pick a wider type for an indptr longer than the type holds (the
+    // pointers, at most nnz, fit `F`, which holds nnz).
+    let longest_ptr = indptr.iter().map(Vec::len).max().unwrap_or(0) as u64;
+    let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
+    if IndexType::narrowest_for(max_dim.max(nnz as u64).max(longest_ptr)) != F::TYPE {
+        return None;
+    }
+    let mut level_indices: Vec<IndexArray> =
+        indices.into_iter().map(IndexArray::from_vec).collect();
+    level_indices.push(if cast_leaves {
+        IndexArray::from_vec(leaves)
+    } else {
+        columns.pop()?
+    });
+    let index = crate::CsfIndex::from_arrays(
+        (0..ndim).collect(),
+        indptr.into_iter().map(IndexArray::from_vec).collect(),
+        level_indices,
+    );
+    Some(
+        SparseTensor::from_converted_parts(vt, info.shape.clone(), values, SparseIndex::Csf(index))
+            .and_then(|t| t.with_dim_names(info.dim_names.clone())),
+    )
+}
+
+/// The levels of a CSF tree in the identity axis order from coordinate columns whose rows
+/// strictly increase in row-major order and lie inside `bounds` (the largest coordinate of
+/// each dimension): for every level but the last, its node indices and its indptr without
+/// the closing entry; and the leaf level cast to `F` when `cast_leaves`. `None` when a row
+/// does not increase or a coordinate is out of bounds. `N` is the rank when it is known
+/// at compile time (the loops over levels then unroll), or 0 for any rank.
+// Every row index is below the rows of every column (checked first), every level below the
+// rank, the number of columns and bounds (checked first): the indexing stays in bounds.
+#[allow(clippy::indexing_slicing, clippy::type_complexity)]
+fn csf_rows<I: NativeIndex, F: NativeIndex, const N: usize>(
+    cols: &[&[I]],
+    bounds: &[I],
+    cast_leaves: bool,
+) -> Option<(Vec<Vec<F>>, Vec<Vec<F>>, Vec<F>)> {
+    let ndim = if N > 0 { N } else { cols.len() };
+    let nnz = cols.first().map_or(0, |c| c.len());
+    if ndim == 0
+        || cols.len() != ndim
+        || bounds.len() != ndim
+        || cols.iter().any(|c| c.len() != nnz)
+    {
+        return None;
+    }
+    let last = ndim - 1;
+    let zero = I::from_u64(0)?;
     let mut leaves: Vec<F> = Vec::with_capacity(if cast_leaves { nnz } else { 0 });
     let mut indices: Vec<Vec<F>> = vec![Vec::new(); last];
     let mut indptr: Vec<Vec<F>> = vec![Vec::new(); last];
@@ -421,35 +520,5 @@ fn csf_from_columns_as<I: NativeIndex, F: NativeIndex>(
             leaves.push(F::usize_as(leaf.as_usize()));
         }
     }
-    for k in 0..last {
-        let end = if k + 1 < last {
-            indices[k + 1].len()
-        } else {
-            nnz
-        };
-        indptr[k].push(F::usize_as(end));
-    }
-    // A conversion would pick a wider type for an indptr longer than the type holds (the
-    // pointers, at most nnz, fit `F`, which holds nnz).
-    let longest_ptr = indptr.iter().map(Vec::len).max().unwrap_or(0) as u64;
-    let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
-    if IndexType::narrowest_for(max_dim.max(nnz as u64).max(longest_ptr)) != F::TYPE {
-        return None;
-    }
-    let mut level_indices: Vec<IndexArray> =
-        indices.into_iter().map(IndexArray::from_vec).collect();
-    level_indices.push(if cast_leaves {
-        IndexArray::from_vec(leaves)
-    } else {
-        columns.pop()?
-    });
-    let index = crate::CsfIndex::from_arrays(
-        (0..ndim).collect(),
-        indptr.into_iter().map(IndexArray::from_vec).collect(),
-        level_indices,
-    );
-    Some(
-        SparseTensor::from_converted_parts(vt, info.shape.clone(), values, SparseIndex::Csf(index))
-            .and_then(|t| t.with_dim_names(info.dim_names.clone())),
-    )
+    Some((indices, indptr, leaves))
 }
