@@ -665,6 +665,15 @@ fn large_coo_tables_round_trip() {
         }
         let back = coo_table_to_sparse(&table, None).unwrap();
         assert!(back.content_eq(&by_content(&t)), "ndim {ndim}");
+        // The CSF tree built from the sorted rows in runs, one per thread, joined.
+        let csf = coo_table_to_sparse(&table, Some(SparseFormat::Csf)).unwrap();
+        let want = t
+            .to_format(
+                SparseFormat::Csf,
+                &arrow_tensor_ipc::ConvertOptions::default(),
+            )
+            .unwrap();
+        assert!(csf.content_eq(&want), "CSF, ndim {ndim}");
     }
 }
 

@@ -421,11 +421,7 @@ fn csf_from_columns_as<I: NativeIndex, F: NativeIndex>(
     // The leaf level is the last column as it is when its type is the result's, else
     // cast in the pass over the rows (every value is checked against its bound first).
     let cast_leaves = I::TYPE != F::TYPE;
-    let (indices, mut indptr, leaves) = match ndim {
-        2 => csf_rows::<I, F, 2>(&cols, &bounds, cast_leaves)?,
-        3 => csf_rows::<I, F, 3>(&cols, &bounds, cast_leaves)?,
-        _ => csf_rows::<I, F, 0>(&cols, &bounds, cast_leaves)?,
-    };
+    let (indices, mut indptr, leaves) = csf_levels::<I, F>(&cols, &bounds, cast_leaves)?;
     for k in 0..last {
         let end = if k + 1 < last {
             indices[k + 1].len()
@@ -519,6 +515,100 @@ fn csf_rows<I: NativeIndex, F: NativeIndex, const N: usize>(
         if cast_leaves {
             leaves.push(F::usize_as(leaf.as_usize()));
         }
+    }
+    Some((indices, indptr, leaves))
+}
+
+/// [`csf_rows`] over all the rows, on several threads for large tables: the rows are cut
+/// where the first coordinate changes into one run per thread, each run builds the levels
+/// of its own subtrees, and the runs' levels are joined, their pointers shifted by what the
+/// runs before hold.
+#[allow(clippy::type_complexity)]
+fn csf_levels<I: NativeIndex, F: NativeIndex>(
+    cols: &[&[I]],
+    bounds: &[I],
+    cast_leaves: bool,
+) -> Option<(Vec<Vec<F>>, Vec<Vec<F>>, Vec<F>)> {
+    let rows = |c: &[&[I]]| match c.len() {
+        2 => csf_rows::<I, F, 2>(c, bounds, cast_leaves),
+        3 => csf_rows::<I, F, 3>(c, bounds, cast_leaves),
+        _ => csf_rows::<I, F, 0>(c, bounds, cast_leaves),
+    };
+    let first = *cols.first()?;
+    let nnz = first.len();
+    let threads = crate::parallel::threads_for(nnz, 0);
+    // Cuts: near every nnz / threads rows, moved on to the next change of the first
+    // coordinate (each run then starts a node of the first level).
+    let mut cuts = vec![0];
+    for t in 1..threads {
+        let from = (nnz / threads * t).max(cuts.last().map_or(0, |&c| c + 1));
+        let Some(at) = first
+            .get(from..)
+            .and_then(|rest| rest.windows(2).position(|w| w.first() != w.get(1)))
+        else {
+            break;
+        };
+        let cut = from + at + 1;
+        if cut < nnz {
+            cuts.push(cut);
+        }
+    }
+    cuts.push(nnz);
+    if cuts.len() <= 2 {
+        return rows(cols);
+    }
+    // The first coordinate must increase across every cut (the runs check the rest).
+    if cuts
+        .iter()
+        .skip(1)
+        .take(cuts.len() - 2)
+        .any(|&c| first.get(c) <= first.get(c - 1))
+    {
+        return None;
+    }
+    let runs: Vec<(usize, Vec<&[I]>)> = cuts
+        .windows(2)
+        .map(|w| {
+            let (lo, hi) = (
+                w.first().copied().unwrap_or(0),
+                w.get(1).copied().unwrap_or(0),
+            );
+            (
+                lo,
+                cols.iter()
+                    .map(|c| c.get(lo..hi).unwrap_or_default())
+                    .collect(),
+            )
+        })
+        .collect();
+    let parts = crate::parallel::run(runs.len(), runs, "building the CSF levels", |_, (lo, c)| {
+        rows(&c).map(|levels| (lo, levels))
+    })
+    .ok()?;
+    let last = cols.len() - 1;
+    let mut indices: Vec<Vec<F>> = vec![Vec::new(); last];
+    let mut indptr: Vec<Vec<F>> = vec![Vec::new(); last];
+    let mut leaves: Vec<F> = Vec::with_capacity(if cast_leaves { nnz } else { 0 });
+    for part in parts {
+        let (lo, (part_indices, part_indptr, part_leaves)) = part?;
+        for k in 0..last {
+            // Pointers of level k point into level k + 1 (into the rows for the last).
+            let shift = if k + 1 < last {
+                indices.get(k + 1)?.len()
+            } else {
+                lo
+            };
+            indptr.get_mut(k)?.extend(
+                part_indptr
+                    .get(k)?
+                    .iter()
+                    .map(|&p| F::usize_as(p.as_usize() + shift)),
+            );
+        }
+        for (k, ids) in part_indices.into_iter().enumerate() {
+            indices.get_mut(k)?.extend(ids);
+        }
+        leaves.extend(part_leaves);
     }
     Some((indices, indptr, leaves))
 }
