@@ -536,7 +536,7 @@ fn csf_levels<I: NativeIndex, F: NativeIndex>(
     };
     let first = *cols.first()?;
     let nnz = first.len();
-    let threads = crate::parallel::threads_for(nnz, 0);
+    let threads = super::table_threads(nnz);
     // Cuts: near every nnz / threads rows, moved on to the next change of the first
     // coordinate (each run then starts a node of the first level).
     let mut cuts = vec![0];

@@ -215,10 +215,25 @@ fn cast_index(a: &IndexArray, to: IndexType) -> Option<IndexArray> {
     })
 }
 
-/// The threads ([`crate::parallel::threads_for`]) and the rows each handles when a
-/// coordinate matrix of `nnz` rows is split or interleaved.
+/// Tables of at least this many rows are split, interleaved and rebuilt on several
+/// threads: each row is a few bytes of copying, so a quarter of a million rows already
+/// outweigh starting a thread many times over.
+const TABLE_PARALLEL_MIN: usize = 1 << 18;
+
+/// Threads for a job over `nnz` table rows: one below [`TABLE_PARALLEL_MIN`] rows, else
+/// one per core ([`crate::parallel::thread_count`]).
+fn table_threads(nnz: usize) -> usize {
+    if nnz < TABLE_PARALLEL_MIN {
+        1
+    } else {
+        crate::parallel::thread_count(0)
+    }
+}
+
+/// The threads ([`table_threads`]) and the rows each handles when a coordinate matrix of
+/// `nnz` rows is split or interleaved.
 fn shares(nnz: usize) -> (usize, usize) {
-    let threads = crate::parallel::threads_for(nnz, 0);
+    let threads = table_threads(nnz);
     (threads, nnz.div_ceil(threads).max(1))
 }
 

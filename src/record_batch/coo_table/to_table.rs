@@ -174,7 +174,7 @@ fn csf_columns<S: NativeIndex, D: NativeIndex>(
         Some(col)
     };
     let levels: Vec<usize> = (0..bounds.len()).collect();
-    let threads = crate::parallel::threads_for(nnz, 0);
+    let threads = super::table_threads(nnz);
     let expanded = crate::parallel::run(threads, levels, "expanding the CSF levels", |_, k| {
         expand(k)
     })?;
