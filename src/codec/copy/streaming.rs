@@ -70,9 +70,13 @@ fn copy_plain(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 /// another thread, for instance).
 #[cfg(target_arch = "x86_64")]
 fn stream(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    use std::arch::x86_64::{
-        __m128i, _mm_loadu_si128, _mm_prefetch, _mm_sfence, _mm_stream_si128, _MM_HINT_NTA,
-    };
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_prefetch, _mm_sfence, _MM_HINT_NTA};
+    // Miri runs no inline assembly, which the non-temporal store is: it checks the same
+    // accesses as an aligned ordinary store (alignment included).
+    #[cfg(miri)]
+    use std::arch::x86_64::_mm_store_si128 as _mm_stream_si128;
+    #[cfg(not(miri))]
+    use std::arch::x86_64::_mm_stream_si128;
     const LINE: usize = 64;
     /// How far ahead of the loads the source is prefetched.
     const AHEAD: usize = 1024;
@@ -112,7 +116,14 @@ fn stream(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     // Non-temporal stores are weakly ordered: the fence makes them visible before any
     // later store, such as the one that publishes the buffer to another thread.
     // SAFETY: a fence has no operands; SSE is part of x86-64.
-    unsafe { _mm_sfence() };
+    #[cfg(not(miri))]
+    unsafe {
+        _mm_sfence()
+    };
+    // Miri has no `sfence`; it treats the non-temporal stores as ordinary ones, which a
+    // sequentially consistent fence orders.
+    #[cfg(miri)]
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
 }
 
 #[cfg(test)]
