@@ -36,7 +36,7 @@ pub struct Coords(Repr);
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Repr {
     Inline {
-        len: u8,
+        len: usize,
         values: [usize; Coords::INLINE],
     },
     Heap(Box<[usize]>),
@@ -54,7 +54,7 @@ impl Coords {
                 *slot = c;
             }
             Coords(Repr::Inline {
-                len: values.len() as u8,
+                len: values.len(),
                 values: inline,
             })
         } else {
@@ -65,14 +65,14 @@ impl Coords {
     /// The coordinates as a slice.
     pub fn as_slice(&self) -> &[usize] {
         match &self.0 {
-            Repr::Inline { len, values } => values.get(..usize::from(*len)).unwrap_or_default(),
+            Repr::Inline { len, values } => values.get(..*len).unwrap_or_default(),
             Repr::Heap(v) => v,
         }
     }
 
     fn as_mut_slice(&mut self) -> &mut [usize] {
         match &mut self.0 {
-            Repr::Inline { len, values } => values.get_mut(..usize::from(*len)).unwrap_or_default(),
+            Repr::Inline { len, values } => values.get_mut(..*len).unwrap_or_default(),
             Repr::Heap(v) => v,
         }
     }
@@ -210,21 +210,25 @@ impl<'a> Values<'a> {
         typed.unwrap_or(Values::Bytes(t))
     }
 
+    /// The value at position `p`. Only called on positions the checked walk bounded by
+    /// the values buffer; an impossible miss reads as zero rather than panicking. (A plain
+    /// `Scalar`, not an `Option`: the iterator then builds its item without moving the
+    /// value between two layouts.)
     #[inline(always)]
-    fn at(self, p: usize) -> Option<Scalar> {
+    fn at(self, p: usize) -> Scalar {
         match self {
-            Values::I8(s) => s.get(p).map(|&v| Scalar::Int8(v)),
-            Values::I16(s) => s.get(p).map(|&v| Scalar::Int16(v)),
-            Values::I32(s) => s.get(p).map(|&v| Scalar::Int32(v)),
-            Values::I64(s) => s.get(p).map(|&v| Scalar::Int64(v)),
-            Values::U8(s) => s.get(p).map(|&v| Scalar::UInt8(v)),
-            Values::U16(s) => s.get(p).map(|&v| Scalar::UInt16(v)),
-            Values::U32(s) => s.get(p).map(|&v| Scalar::UInt32(v)),
-            Values::U64(s) => s.get(p).map(|&v| Scalar::UInt64(v)),
-            Values::F16(s) => s.get(p).map(|&v| Scalar::Float16(v)),
-            Values::F32(s) => s.get(p).map(|&v| Scalar::Float32(v)),
-            Values::F64(s) => s.get(p).map(|&v| Scalar::Float64(v)),
-            Values::Bytes(t) => t.value(p),
+            Values::I8(s) => Scalar::Int8(s.get(p).copied().unwrap_or(0)),
+            Values::I16(s) => Scalar::Int16(s.get(p).copied().unwrap_or(0)),
+            Values::I32(s) => Scalar::Int32(s.get(p).copied().unwrap_or(0)),
+            Values::I64(s) => Scalar::Int64(s.get(p).copied().unwrap_or(0)),
+            Values::U8(s) => Scalar::UInt8(s.get(p).copied().unwrap_or(0)),
+            Values::U16(s) => Scalar::UInt16(s.get(p).copied().unwrap_or(0)),
+            Values::U32(s) => Scalar::UInt32(s.get(p).copied().unwrap_or(0)),
+            Values::U64(s) => Scalar::UInt64(s.get(p).copied().unwrap_or(0)),
+            Values::F16(s) => Scalar::Float16(s.get(p).copied().unwrap_or(half::f16::ZERO)),
+            Values::F32(s) => Scalar::Float32(s.get(p).copied().unwrap_or(0.0)),
+            Values::F64(s) => Scalar::Float64(s.get(p).copied().unwrap_or(0.0)),
+            Values::Bytes(t) => t.value(p).unwrap_or_else(|| Scalar::zero(t.value_type())),
         }
     }
 }
@@ -412,17 +416,12 @@ impl Iterator for NonZeroIter<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<NonZero> {
-        loop {
-            let position = self.advance()?;
-            // The checked walk has bounded every position by the values buffer.
-            if let Some(value) = self.values.at(position) {
-                return Some(NonZero {
-                    coords: self.coords.clone(),
-                    value,
-                    position,
-                });
-            }
-        }
+        let position = self.advance()?;
+        Some(NonZero {
+            coords: self.coords.clone(),
+            value: self.values.at(position),
+            position,
+        })
     }
 }
 
