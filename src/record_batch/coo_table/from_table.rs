@@ -127,7 +127,9 @@ pub fn coo_table_to_sparse_with(
     // coordinate then), else the columns' own type keeps the values an error reports.
     let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
     let narrowest = IndexType::narrowest_for(max_dim.max(nnz as u64).max(ndim as u64));
-    let mut ct = if target == SparseFormat::Coo {
+    // (Ranks the interleaving's row scan covers: other ranks leave the checks to strict
+    // validation, which must see the columns' own values.)
+    let mut ct = if target == SparseFormat::Coo && (1..=4).contains(&ndim) {
         narrowest
     } else {
         it
@@ -270,8 +272,8 @@ fn check_indptr_claim(
 /// A CSR (CSC) tensor straight from a table whose row (column) coordinates are
 /// non-decreasing, as [`sparse_to_coo_table`] writes them: indptr counted from that
 /// column, the other column the indices (no copy when the types agree, checked as strict
-/// validation checks them) and the values column the values (no copy). `None` when the columns are not so (the general path
-/// then sorts them).
+/// validation checks them) and the values column the values (no copy). `None` when the
+/// columns are not so (the general path then sorts them).
 fn csx_from_columns<I: NativeIndex>(
     table: &RecordBatch,
     info: &CooTableInfo,
