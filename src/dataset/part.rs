@@ -1,12 +1,10 @@
 //! The rows of one part file: sorted row-major and gathered into Arrow arrays.
 
 use crate::error::Result;
-use crate::record_batch::arrays::data_type;
+use crate::record_batch::arrays::{data_type, primitive_array};
 use crate::{NativeIndex, ValueType};
-use arrow_array::{make_array, ArrayRef};
+use arrow_array::ArrayRef;
 use arrow_buffer::Buffer;
-use arrow_data::ArrayDataBuilder;
-use arrow_schema::DataType;
 
 /// The positions of the entries in row-major order of their coordinates: by a key local
 /// to the tile when the tile's element count fits a `u64`, else by comparing coordinates.
@@ -62,7 +60,7 @@ pub(super) fn gather_coords<I: NativeIndex>(
         .iter()
         .map(|&i| I::usize_as(coords.get(i * rank + d).copied().unwrap_or(0) as usize))
         .collect();
-    array(
+    primitive_array(
         data_type(ValueType::from_index_type(I::TYPE)),
         Buffer::from_vec(column),
         order.len(),
@@ -93,15 +91,5 @@ pub(super) fn gather_values(
         4 => gather::<4>(values, order),
         _ => gather::<8>(values, order),
     };
-    array(data_type(t), Buffer::from_vec(bytes), order.len())
-}
-
-/// A primitive array of `len` values of type `t` over `buffer`.
-pub(super) fn array(t: DataType, buffer: Buffer, len: usize) -> Result<ArrayRef> {
-    let data = ArrayDataBuilder::new(t)
-        .len(len)
-        .add_buffer(buffer)
-        .align_buffers(true)
-        .build()?;
-    Ok(make_array(data))
+    primitive_array(data_type(t), Buffer::from_vec(bytes), order.len())
 }
