@@ -15,6 +15,7 @@ use arrow_buffer::ArrowNativeType;
 use arrow_schema::Schema;
 use serde_json::Value;
 
+mod csf_rows;
 mod from_table;
 mod interleave;
 mod to_table;
