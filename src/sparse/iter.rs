@@ -47,6 +47,7 @@ impl Coords {
     pub const INLINE: usize = 8;
 
     /// Coordinates holding `values`.
+    #[inline]
     pub fn new(values: &[usize]) -> Self {
         if values.len() <= Self::INLINE {
             let mut inline = [0usize; Self::INLINE];
@@ -67,6 +68,23 @@ impl Coords {
         match &self.0 {
             Repr::Inline { len, values } => values.get(..*len).unwrap_or_default(),
             Repr::Heap(v) => v,
+        }
+    }
+
+    /// Coordinates of rank `ndim` whose dimension `d` is `f(d)`.
+    #[inline(always)]
+    fn from_fn(ndim: usize, mut f: impl FnMut(usize) -> usize) -> Self {
+        if ndim <= Self::INLINE {
+            let mut inline = [0usize; Self::INLINE];
+            for (d, slot) in inline.iter_mut().enumerate().take(ndim) {
+                *slot = f(d);
+            }
+            Coords(Repr::Inline {
+                len: ndim,
+                values: inline,
+            })
+        } else {
+            Coords(Repr::Heap((0..ndim).map(f).collect()))
         }
     }
 
@@ -228,8 +246,16 @@ impl<'a> Values<'a> {
             Values::F16(s) => Scalar::Float16(s.get(p).copied().unwrap_or(half::f16::ZERO)),
             Values::F32(s) => Scalar::Float32(s.get(p).copied().unwrap_or(0.0)),
             Values::F64(s) => Scalar::Float64(s.get(p).copied().unwrap_or(0.0)),
-            Values::Bytes(t) => t.value(p).unwrap_or_else(|| Scalar::zero(t.value_type())),
+            Values::Bytes(t) => Self::from_bytes(t, p),
         }
+    }
+
+    /// The value at position `p` of a buffer read value by value (kept out of line: the
+    /// typed views are the common case).
+    #[cold]
+    #[inline(never)]
+    fn from_bytes(t: &SparseTensor, p: usize) -> Scalar {
+        t.value(p).unwrap_or_else(|| Scalar::zero(t.value_type()))
     }
 }
 
@@ -322,10 +348,13 @@ impl<'a> NonZeroIter<'a> {
         it
     }
 
-    /// Moves to the next stored value, leaving its coordinates in `self.coords`.
-    #[inline]
-    fn advance(&mut self) -> Option<usize> {
-        let coords = self.coords.as_mut_slice();
+    /// The next stored value: its position in the values buffer and its coordinates.
+    ///
+    /// COO and CSX build the coordinates straight from the index (the item is written
+    /// once, never read back); CSF keeps the coordinates of the levels above the leaf in
+    /// `self.coords` and copies them.
+    #[inline(always)]
+    fn advance(&mut self) -> Option<(usize, Coords)> {
         match &mut self.walk {
             Walk::Coo {
                 indices,
@@ -339,20 +368,15 @@ impl<'a> NonZeroIter<'a> {
                     return None;
                 }
                 *next += 1;
-                match order {
+                let (ndim, nnz, indices) = (*ndim, *nnz, *indices);
+                let coords = match order {
                     CooOrder::RowMajor => {
-                        let base = i * *ndim;
-                        for (d, c) in coords.iter_mut().enumerate() {
-                            *c = indices.at(base + d);
-                        }
+                        let base = i * ndim;
+                        Coords::from_fn(ndim, |d| indices.at(base + d))
                     }
-                    CooOrder::ColumnMajor => {
-                        for (d, c) in coords.iter_mut().enumerate() {
-                            *c = indices.at(d * *nnz + i);
-                        }
-                    }
-                }
-                Some(i)
+                    CooOrder::ColumnMajor => Coords::from_fn(ndim, |d| indices.at(d * nnz + i)),
+                };
+                Some((i, coords))
             }
             Walk::Csx {
                 indptr,
@@ -373,52 +397,62 @@ impl<'a> NonZeroIter<'a> {
                 }
                 let k = *pos;
                 *pos += 1;
-                if let Some(c) = coords.get_mut(*outer) {
-                    *c = *slice;
-                }
-                if let Some(c) = coords.get_mut(1 - *outer) {
-                    *c = indices.at(k);
-                }
-                Some(k)
+                let minor = indices.at(k);
+                let pair = if *outer == 0 {
+                    [*slice, minor]
+                } else {
+                    [minor, *slice]
+                };
+                Some((k, Coords::new(&pair)))
             }
-            Walk::Csf {
-                indptr,
-                indices,
-                axis_order,
-                stack,
-            } => {
-                let leaf = indices.len().checked_sub(1)?;
-                while let Some(top) = stack.last_mut() {
-                    let (level, pos, end) = *top;
-                    if pos >= end {
-                        stack.pop();
-                        continue;
-                    }
-                    top.1 += 1;
-                    let dim = axis_order.get(level).copied().unwrap_or(usize::MAX);
-                    if let (Some(c), Some(ix)) = (coords.get_mut(dim), indices.get(level)) {
-                        *c = ix.at(pos);
-                    }
-                    if level == leaf {
-                        return Some(pos);
-                    }
-                    let ptr = indptr.get(level).copied().unwrap_or(Ints::I64(&[]));
-                    stack.push((level + 1, ptr.at(pos), ptr.at(pos + 1)));
-                }
-                None
-            }
+            Walk::Csf { .. } => self.advance_csf(),
         }
+    }
+
+    /// The CSF step: depth-first down the levels to the next leaf entry. Kept out of line
+    /// so that the COO and CSX steps inline into the caller's loop.
+    #[inline(never)]
+    fn advance_csf(&mut self) -> Option<(usize, Coords)> {
+        let Walk::Csf {
+            indptr,
+            indices,
+            axis_order,
+            stack,
+        } = &mut self.walk
+        else {
+            return None;
+        };
+        let coords = self.coords.as_mut_slice();
+        let leaf = indices.len().checked_sub(1)?;
+        while let Some(top) = stack.last_mut() {
+            let (level, pos, end) = *top;
+            if pos >= end {
+                stack.pop();
+                continue;
+            }
+            top.1 += 1;
+            let dim = axis_order.get(level).copied().unwrap_or(usize::MAX);
+            if let (Some(c), Some(ix)) = (coords.get_mut(dim), indices.get(level)) {
+                *c = ix.at(pos);
+            }
+            if level == leaf {
+                return Some((pos, self.coords.clone()));
+            }
+            let ptr = indptr.get(level).copied().unwrap_or(Ints::I64(&[]));
+            stack.push((level + 1, ptr.at(pos), ptr.at(pos + 1)));
+        }
+        None
     }
 }
 
 impl Iterator for NonZeroIter<'_> {
     type Item = NonZero;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<NonZero> {
-        let position = self.advance()?;
+        let (position, coords) = self.advance()?;
         Some(NonZero {
-            coords: self.coords.clone(),
+            coords,
             value: self.values.at(position),
             position,
         })
