@@ -82,7 +82,7 @@
 //!   writes (buffer overruns, lost values); here `-0.0` is a zero for every step.
 
 mod dense_to_sparse;
-mod entries;
+pub(crate) mod entries;
 pub(crate) mod options;
 mod sparse_to_sparse;
 mod to_dense;

@@ -2,9 +2,9 @@
 //! the direct fill of a canonical row-major matrix, and its split between threads.
 
 use super::fill::{Fill, SortedFill};
-use super::parallel::fill_parallel;
 use super::Tuning;
 use crate::error::Result;
+use crate::parallel::fill::fill_parallel;
 use crate::sparse::{typed_index, CooIndex, CooOrder};
 use crate::tensor::row_major_strides;
 use crate::types::NativeValue;

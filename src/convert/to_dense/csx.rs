@@ -2,10 +2,10 @@
 //! and CSC merged into the row-major output a band of rows at a time.
 
 use super::fill::Fill;
-use super::parallel::{fill_parallel, DenseWriter, Filled};
 use super::Tuning;
 use crate::convert::entries::try_with_capacity;
 use crate::error::Result;
+use crate::parallel::fill::{fill_parallel, DenseWriter, Filled};
 use crate::parallel::thread_count;
 use crate::sparse::{typed_index, CsxIndex};
 use crate::types::{NativeIndex, NativeValue};

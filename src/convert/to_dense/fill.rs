@@ -2,10 +2,10 @@
 //! zero-filled block at a time on one thread, and [`SortedFill`], one range of a parallel
 //! fill zeroed a block ahead of its writes. Also the grouping of unsorted values by block.
 
-use super::parallel::{DenseWriter, Filled};
 use super::{for_each_offset_block, Tuning};
 use crate::convert::entries::{try_vec, try_with_capacity};
 use crate::error::Result;
+use crate::parallel::fill::{DenseWriter, Filled};
 use crate::types::NativeValue;
 use crate::SparseTensor;
 

@@ -11,10 +11,11 @@
 //! before the writes, and no scattered write across the whole output.
 //!
 //! Large outputs of the sorted layouts and of CSC are split between threads, each
-//! initialising and filling its own range ([`parallel`], the module's only `unsafe`).
+//! initialising and filling its own range ([`crate::parallel::fill`], which holds the
+//! `unsafe` this needs).
 //!
 //! Files: this one chooses the path; `fill` writes an output on one thread (and groups
-//! unsorted values by block); `parallel` splits one between threads; `coo`, `csx`, `csf`
+//! unsorted values by block); `crate::parallel::fill` splits one between threads; `coo`, `csx`, `csf`
 //! read each layout; `nodes` splits CSR and CSF at node boundaries.
 
 mod coo;
@@ -22,7 +23,7 @@ mod csf;
 mod csx;
 mod fill;
 mod nodes;
-mod parallel;
+
 #[cfg(test)]
 mod tests;
 

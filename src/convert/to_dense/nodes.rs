@@ -3,9 +3,9 @@
 //! next node's base, so the output splits at node boundaries into one range per thread.
 
 use super::fill::SortedFill;
-use super::parallel::fill_parallel;
 use super::{csf, csx, Tuning};
 use crate::error::Result;
+use crate::parallel::fill::fill_parallel;
 use crate::sparse::{typed_index, CompressedAxis, SparseIndex};
 use crate::types::NativeValue;
 use crate::SparseTensor;

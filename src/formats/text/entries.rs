@@ -37,8 +37,9 @@ impl<T: TextValue, I: NativeIndex> Entries<T, I> {
         }
     }
 
-    /// Appends an entry. The caller has checked that every coordinate fits `I`.
-    #[inline]
+    /// Appends an entry. The caller has checked that every coordinate fits `I`. (Inlined
+    /// into the line parsers, where the rank is often a constant.)
+    #[inline(always)]
     pub fn push(&mut self, key: &[u64], value: T) {
         if self.values.is_empty() {
             self.first = key.to_vec();

@@ -118,8 +118,10 @@ fn csf_rows<I: NativeIndex, F: NativeIndex, const N: usize>(
     let last = ndim - 1;
     let zero = I::from_u64(0)?;
     let mut leaves: Vec<F> = Vec::with_capacity(if cast_leaves { nnz } else { 0 });
-    let mut indices: Vec<Vec<F>> = vec![Vec::new(); last];
-    let mut indptr: Vec<Vec<F>> = vec![Vec::new(); last];
+    // A level holds at most one node per row: reserving that (address space, touched only
+    // as the level grows) spares the copies of growing vectors.
+    let mut indices: Vec<Vec<F>> = (0..last).map(|_| Vec::with_capacity(nnz)).collect();
+    let mut indptr: Vec<Vec<F>> = (0..last).map(|_| Vec::with_capacity(nnz)).collect();
     for i in 0..nnz {
         // The first level at which row i differs from row i - 1 (0 for the first row).
         let mut d = 0;
@@ -151,6 +153,13 @@ fn csf_rows<I: NativeIndex, F: NativeIndex, const N: usize>(
         }
         if cast_leaves {
             leaves.push(F::usize_as(leaf.as_usize()));
+        }
+    }
+    // Levels much shorter than their reservation give the rest back (a level filling a
+    // quarter or more keeps its reservation rather than be copied).
+    for level in indices.iter_mut().chain(indptr.iter_mut()) {
+        if level.len() <= level.capacity() / 4 {
+            level.shrink_to_fit();
         }
     }
     Some((indices, indptr, leaves))
@@ -223,11 +232,23 @@ fn csf_levels<I: NativeIndex, F: NativeIndex>(
     })
     .ok()?;
     let last = cols.len() - 1;
-    let mut indices: Vec<Vec<F>> = vec![Vec::new(); last];
-    let mut indptr: Vec<Vec<F>> = vec![Vec::new(); last];
+    let parts: Vec<_> = parts.into_iter().collect::<Option<Vec<_>>>()?;
+    // Each joined level holds exactly what the runs' levels hold.
+    let level_len = |k: usize| -> usize {
+        parts
+            .iter()
+            .map(|(_, (ix, _, _))| ix.get(k).map_or(0, Vec::len))
+            .sum()
+    };
+    let mut indices: Vec<Vec<F>> = (0..last)
+        .map(|k| Vec::with_capacity(level_len(k)))
+        .collect();
+    let mut indptr: Vec<Vec<F>> = (0..last)
+        .map(|k| Vec::with_capacity(level_len(k)))
+        .collect();
     let mut leaves: Vec<F> = Vec::with_capacity(if cast_leaves { nnz } else { 0 });
     for part in parts {
-        let (lo, (part_indices, part_indptr, part_leaves)) = part?;
+        let (lo, (part_indices, part_indptr, part_leaves)) = part;
         for k in 0..last {
             // Pointers of level k point into level k + 1 (into the rows for the last).
             let shift = if k + 1 < last {

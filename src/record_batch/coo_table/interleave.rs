@@ -4,16 +4,21 @@
 
 use super::shares;
 use crate::error::{fail, ErrorKind, Result};
+use crate::parallel::fill::{fill_parallel_with, DenseWriter};
 use crate::record_batch::arrays::{first_null, index_data_type};
 use crate::validate::kernels;
 use crate::{IndexArray, IndexType, NativeIndex};
 use arrow_array::{Array, RecordBatch};
 use arrow_buffer::Buffer;
 
-/// Interleaves a block of coordinate columns into a row-major coordinate matrix of type
-/// `F`: the values as they are when the types agree, else each coordinate above `clamp`
-/// (negative ones included) written as `clamp`.
-fn interleave_block<I: NativeIndex, F: NativeIndex>(out: &mut [F], cols: &[&[I]], clamp: u64) {
+/// Appends a block of coordinate columns to `out` as rows of a row-major coordinate matrix
+/// of type `F`: the values as they are when the types agree, else each coordinate above
+/// `clamp` (negative ones included) written as `clamp`.
+fn interleave_block<I: NativeIndex, F: NativeIndex>(
+    out: &mut DenseWriter<'_, F>,
+    cols: &[&[I]],
+    clamp: u64,
+) {
     if I::TYPE == F::TYPE {
         interleave_with(out, cols, |v: I| F::usize_as(v.as_usize()));
     } else {
@@ -24,41 +29,27 @@ fn interleave_block<I: NativeIndex, F: NativeIndex>(out: &mut [F], cols: &[&[I]]
 }
 
 /// [`interleave_block`] with the cast of each coordinate.
+#[inline(always)]
 fn interleave_with<I: NativeIndex, F: NativeIndex>(
-    out: &mut [F],
+    out: &mut DenseWriter<'_, F>,
     cols: &[&[I]],
     cast: impl Fn(I) -> F,
 ) {
     match cols {
-        [a, b] => {
-            for (row, (&x, &y)) in out.chunks_exact_mut(2).zip(a.iter().zip(b.iter())) {
-                if let [r0, r1] = row {
-                    *r0 = cast(x);
-                    *r1 = cast(y);
-                }
-            }
-        }
-        [a, b, c] => {
-            for (row, (&x, (&y, &z))) in out
-                .chunks_exact_mut(3)
-                .zip(a.iter().zip(b.iter().zip(c.iter())))
-            {
-                if let [r0, r1, r2] = row {
-                    *r0 = cast(x);
-                    *r1 = cast(y);
-                    *r2 = cast(z);
-                }
-            }
-        }
+        [a] => out.extend(a.iter().map(|&x| cast(x))),
+        [a, b] => out.extend_rows(a.iter().zip(b.iter()).map(|(&x, &y)| [cast(x), cast(y)])),
+        [a, b, c] => out.extend_rows(
+            a.iter()
+                .zip(b.iter().zip(c.iter()))
+                .map(|(&x, (&y, &z))| [cast(x), cast(y), cast(z)]),
+        ),
         _ => {
-            let ndim = cols.len().max(1);
-            for (k, row) in out.chunks_exact_mut(ndim).enumerate() {
-                for (slot, col) in row.iter_mut().zip(cols) {
-                    if let Some(&v) = col.get(k) {
-                        *slot = cast(v);
-                    }
-                }
-            }
+            let rows = cols.first().map_or(0, |c| c.len());
+            let cast = &cast;
+            out.extend((0..rows).flat_map(|k| {
+                cols.iter()
+                    .map(move |c| c.get(k).map_or_else(F::default, |&v| cast(v)))
+            }))
         }
     }
 }
@@ -118,31 +109,25 @@ pub(super) fn interleave<I: NativeIndex, F: NativeIndex>(
     }
     let cols: Vec<&[I]> = columns.iter().filter_map(|c| c.values::<I>()).collect();
     let clamp = shape.iter().max().map_or(0, |&d| d as u64);
-    let mut out: Vec<F> = vec![F::default(); nnz * ndim];
     let (threads, per) = shares(nnz);
     let scan = (1..=4).contains(&ndim);
-    let mut starts = Vec::with_capacity(threads);
-    let mut shares_in = Vec::with_capacity(threads);
-    let mut rest = out.as_mut_slice();
-    let mut start = 0;
-    while start < nnz {
-        let n = per.min(nnz - start);
-        let (block, tail) = std::mem::take(&mut rest).split_at_mut(n * ndim);
-        rest = tail;
-        let mine: Vec<&[I]> = cols
-            .iter()
-            .map(|c| c.get(start..start + n).unwrap_or_default())
-            .collect();
-        starts.push(start);
-        shares_in.push((block, mine));
-        start += n;
-    }
-    let scans = crate::parallel::run(
-        threads,
-        shares_in,
+    // Share `p` is rows `p * per ..`: its range of the output, in elements.
+    let bounds: Vec<usize> = (0..=threads).map(|p| (p * per).min(nnz) * ndim).collect();
+    let (out, scans) = fill_parallel_with(
+        nnz * ndim,
+        &bounds,
         "interleaving the coordinate columns",
-        |_, (block, mine)| interleave_and_scan(block, &mine, shape, scan, clamp),
+        |p, mut w: DenseWriter<'_, F>| {
+            let (start, end) = ((p * per).min(nnz), ((p + 1) * per).min(nnz));
+            let mine: Vec<&[I]> = cols
+                .iter()
+                .map(|c| c.get(start..end).unwrap_or_default())
+                .collect();
+            let r = interleave_and_scan(&mut w, &mine, shape, scan, clamp);
+            Ok((w.finish()?, r))
+        },
     )?;
+    let starts: Vec<usize> = (0..threads).map(|p| (p * per).min(nnz)).collect();
     let mut checked = None;
     if scan && !out.is_empty() {
         let in_bounds = scans.iter().all(|&(b, _)| b);
@@ -162,7 +147,7 @@ pub(super) fn interleave<I: NativeIndex, F: NativeIndex>(
 /// strict validation's row scan ([`kernels::coo_row_major_scan`]) on each block just
 /// written when `scan`: whether all rows are in bounds and strictly increase.
 fn interleave_and_scan<I: NativeIndex, F: NativeIndex>(
-    out: &mut [F],
+    out: &mut DenseWriter<'_, F>,
     cols: &[&[I]],
     shape: &[usize],
     scan: bool,
@@ -183,12 +168,10 @@ fn interleave_and_scan<I: NativeIndex, F: NativeIndex>(
             .iter()
             .map(|c| c.get(r0..r1).unwrap_or_default())
             .collect();
-        if let Some(block) = out.get_mut(r0 * ndim..r1 * ndim) {
-            interleave_block(block, &part, clamp);
-        }
+        interleave_block(out, &part, clamp);
         // The block's rows and the pair straddling the block before.
         let from = r0.saturating_sub(1) * ndim;
-        let rows = out.get(from..r1 * ndim).unwrap_or_default();
+        let rows = out.written().get(from..r1 * ndim).unwrap_or_default();
         let (b, inc) = kernels::coo_row_major_scan(rows, shape, true);
         in_bounds &= b;
         increasing &= inc;

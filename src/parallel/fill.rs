@@ -1,5 +1,7 @@
 //! One output vector filled by several threads, each writing its own range of the
-//! uninitialised memory. This module holds all the `unsafe` code of the dense expansion.
+//! uninitialised memory. This module holds all the `unsafe` code of the outputs filled
+//! this way: the dense expansion, and the coordinate matrix interleaved from a COO table's
+//! columns ([`crate::record_batch`]).
 //!
 //! [`fill_parallel`] splits the spare capacity of a new vector into ranges and hands each
 //! to a job as a [`DenseWriter`]. A writer keeps an initialised prefix of its range: its
@@ -15,7 +17,7 @@ use crate::error::{fail, ErrorKind, Result};
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 
-/// What [`ErrorKind::WorkerFailed`] names.
+/// What [`ErrorKind::WorkerFailed`] names for [`fill_parallel`].
 const JOB: &str = "a dense expansion";
 
 /// Writes one range of an uninitialised output. The first [`DenseWriter::initialised`]
@@ -65,6 +67,50 @@ impl<'a, T: Copy> DenseWriter<'a, T> {
     #[inline(always)]
     pub(crate) fn set(&mut self, o: usize, v: T) {
         self.buf[..self.init][o] = MaybeUninit::new(v);
+    }
+
+    /// Writes rows of `N` values after the initialised prefix, one after the other, until
+    /// `rows` ends or the range has no room for another whole row; extends the prefix by
+    /// the rows written.
+    #[inline]
+    pub(crate) fn extend_rows<const N: usize>(&mut self, rows: impl Iterator<Item = [T; N]>) {
+        let Some(tail) = self.buf.get_mut(self.init..) else {
+            return;
+        };
+        let mut written = 0;
+        for (dst, row) in tail.chunks_exact_mut(N).zip(rows) {
+            for (d, v) in dst.iter_mut().zip(row) {
+                *d = MaybeUninit::new(v);
+            }
+            written += N;
+        }
+        self.init += written;
+    }
+
+    /// Writes `values` after the initialised prefix, one after the other, until they end or
+    /// the range is full; extends the prefix by the values written.
+    #[inline]
+    pub(crate) fn extend(&mut self, values: impl Iterator<Item = T>) {
+        let Some(tail) = self.buf.get_mut(self.init..) else {
+            return;
+        };
+        let mut written = 0;
+        for (d, v) in tail.iter_mut().zip(values) {
+            *d = MaybeUninit::new(v);
+            written += 1;
+        }
+        self.init += written;
+    }
+
+    /// The initialised prefix, to read.
+    #[inline]
+    #[allow(unsafe_code)]
+    pub(crate) fn written(&self) -> &[T] {
+        let prefix = self.buf.get(..self.init).unwrap_or_default();
+        // SAFETY: `buf[..init]` is initialised (the writer's invariant: every method that
+        // extends `init` first writes each element it adds), and `MaybeUninit<T>` has the
+        // layout of `T`.
+        unsafe { std::slice::from_raw_parts(prefix.as_ptr().cast::<T>(), prefix.len()) }
     }
 
     /// Elements `range` of the initialised prefix, to replace values in.
@@ -133,6 +179,23 @@ where
     T: Copy + Send,
     F: for<'a> Fn(usize, DenseWriter<'a, T>) -> Result<Filled<'a>> + Sync,
 {
+    let (out, _) = fill_parallel_with(total, bounds, JOB, |p, w| Ok((job(p, w)?, ())))?;
+    Ok(out)
+}
+
+/// [`fill_parallel`] whose jobs also return a result each (`R`, given back in part order),
+/// with `name` the job that [`ErrorKind::WorkerFailed`] names.
+pub(crate) fn fill_parallel_with<T, R, F>(
+    total: usize,
+    bounds: &[usize],
+    name: &'static str,
+    job: F,
+) -> Result<(Vec<T>, Vec<R>)>
+where
+    T: Copy + Send,
+    R: Send,
+    F: for<'a> Fn(usize, DenseWriter<'a, T>) -> Result<(Filled<'a>, R)> + Sync,
+{
     if bounds.first() != Some(&0)
         || bounds.last() != Some(&total)
         || bounds.windows(2).any(|w| w[0] > w[1])
@@ -152,21 +215,24 @@ where
         rest = tail;
     }
     // The number of elements of the part's range, matched to its proof.
-    let results = crate::parallel::run(parts, writers, JOB, |p, writer| -> Result<usize> {
+    let results = crate::parallel::run(parts, writers, name, |p, writer| -> Result<(usize, R)> {
         let (start, len) = (writer.buf.as_ptr().cast::<()>(), writer.len());
-        let proof = job(p, writer)?;
+        let (proof, r) = job(p, writer)?;
         if proof.start != start || proof.len != len {
-            return fail(ErrorKind::WorkerFailed { job: JOB });
+            return fail(ErrorKind::WorkerFailed { job: name });
         }
-        Ok(len)
+        Ok((len, r))
     })?;
     let mut filled = 0;
+    let mut extra = Vec::with_capacity(parts);
     for r in results {
-        filled += r?;
+        let (len, r) = r?;
+        filled += len;
+        extra.push(r);
     }
     if filled != total {
         // Unreachable: every part returned its range's length.
-        return fail(ErrorKind::WorkerFailed { job: JOB });
+        return fail(ErrorKind::WorkerFailed { job: name });
     }
     // SAFETY: the writers' ranges partition the first `total` elements of the spare
     // capacity (`bounds` increase from 0 to `total`, checked above; `total <= capacity`).
@@ -181,13 +247,13 @@ where
     unsafe {
         out.set_len(total)
     };
-    Ok(out)
+    Ok((out, extra))
 }
 
 #[cfg(test)]
 mod tests {
     //! The writer's contract, small enough for Miri
-    //! (`cargo +nightly miri test --lib convert::to_dense::parallel`).
+    //! (`cargo +nightly miri test --lib parallel::fill`).
 
     use super::*;
 
@@ -274,6 +340,37 @@ mod tests {
         })
         .unwrap();
         assert_eq!(out, [1.5, -1.0, 0.25, 0.25, 8.0]);
+    }
+
+    #[test]
+    fn rows_and_values_appended_then_read_back() {
+        let (out, sums) = fill_parallel_with(11, &[0, 6, 11], "a test", |p, mut w| {
+            if p == 0 {
+                // Two whole rows fit; the third row does not.
+                w.extend_rows([[1u16, 2, 3], [4, 5, 6], [7, 8, 9]].into_iter());
+                assert_eq!(w.initialised(), 6);
+            } else {
+                w.extend_rows([[10u16, 11]].into_iter());
+                // Values past the range are dropped.
+                w.extend([12u16, 13, 14, 15].into_iter());
+                assert_eq!(w.initialised(), 5);
+            }
+            let sum: u32 = w.written().iter().map(|&v| u32::from(v)).sum();
+            Ok((w.finish()?, sum))
+        })
+        .unwrap();
+        assert_eq!(out, [1, 2, 3, 4, 5, 6, 10, 11, 12, 13, 14]);
+        assert_eq!(sums, [21, 60]);
+        // A short row source leaves the range unfilled: an error, not a vector.
+        let r = fill_parallel_with(4, &[0, 4], "a test", |_, mut w| {
+            w.extend_rows([[1u8, 2]].into_iter());
+            assert_eq!(w.written(), [1, 2]);
+            Ok((w.finish()?, ()))
+        });
+        assert!(matches!(
+            r.unwrap_err().kind(),
+            ErrorKind::WorkerFailed { .. }
+        ));
     }
 
     #[test]
