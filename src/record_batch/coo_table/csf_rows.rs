@@ -105,6 +105,7 @@ fn csf_rows<I: NativeIndex, F: NativeIndex, const N: usize>(
     cols: &[&[I]],
     bounds: &[I],
     cast_leaves: bool,
+    reserve: usize,
 ) -> Option<(Vec<Vec<F>>, Vec<Vec<F>>, Vec<F>)> {
     let ndim = if N > 0 { N } else { cols.len() };
     let nnz = cols.first().map_or(0, |c| c.len());
@@ -117,11 +118,12 @@ fn csf_rows<I: NativeIndex, F: NativeIndex, const N: usize>(
     }
     let last = ndim - 1;
     let zero = I::from_u64(0)?;
-    let mut leaves: Vec<F> = Vec::with_capacity(if cast_leaves { nnz } else { 0 });
-    // A level holds at most one node per row: reserving that (address space, touched only
-    // as the level grows) spares the copies of growing vectors.
-    let mut indices: Vec<Vec<F>> = (0..last).map(|_| Vec::with_capacity(nnz)).collect();
-    let mut indptr: Vec<Vec<F>> = (0..last).map(|_| Vec::with_capacity(nnz)).collect();
+    // A level holds at most one node per row: room for `reserve` rows (address space,
+    // touched only as the level grows) spares the copies of growing vectors.
+    let reserve = reserve.max(nnz);
+    let mut leaves: Vec<F> = Vec::with_capacity(if cast_leaves { reserve } else { 0 });
+    let mut indices: Vec<Vec<F>> = (0..last).map(|_| Vec::with_capacity(reserve)).collect();
+    let mut indptr: Vec<Vec<F>> = (0..last).map(|_| Vec::with_capacity(reserve)).collect();
     for i in 0..nnz {
         // The first level at which row i differs from row i - 1 (0 for the first row).
         let mut d = 0;
@@ -155,14 +157,17 @@ fn csf_rows<I: NativeIndex, F: NativeIndex, const N: usize>(
             leaves.push(F::usize_as(leaf.as_usize()));
         }
     }
-    // Levels much shorter than their reservation give the rest back (a level filling a
-    // quarter or more keeps its reservation rather than be copied).
-    for level in indices.iter_mut().chain(indptr.iter_mut()) {
+    Some((indices, indptr, leaves))
+}
+
+/// Gives back the reservation of levels much shorter than it (a level filling a quarter or
+/// more keeps it rather than be copied).
+fn trim<F>(levels: &mut [Vec<F>]) {
+    for level in levels {
         if level.len() <= level.capacity() / 4 {
             level.shrink_to_fit();
         }
     }
-    Some((indices, indptr, leaves))
 }
 
 /// [`csf_rows`] over all the rows, on several threads for large tables: the rows are cut
@@ -175,10 +180,10 @@ fn csf_levels<I: NativeIndex, F: NativeIndex>(
     bounds: &[I],
     cast_leaves: bool,
 ) -> Option<(Vec<Vec<F>>, Vec<Vec<F>>, Vec<F>)> {
-    let rows = |c: &[&[I]]| match c.len() {
-        2 => csf_rows::<I, F, 2>(c, bounds, cast_leaves),
-        3 => csf_rows::<I, F, 3>(c, bounds, cast_leaves),
-        _ => csf_rows::<I, F, 0>(c, bounds, cast_leaves),
+    let rows = |c: &[&[I]], reserve: usize| match c.len() {
+        2 => csf_rows::<I, F, 2>(c, bounds, cast_leaves, reserve),
+        3 => csf_rows::<I, F, 3>(c, bounds, cast_leaves, reserve),
+        _ => csf_rows::<I, F, 0>(c, bounds, cast_leaves, reserve),
     };
     let first = *cols.first()?;
     let nnz = first.len();
@@ -201,7 +206,10 @@ fn csf_levels<I: NativeIndex, F: NativeIndex>(
     }
     cuts.push(nnz);
     if cuts.len() <= 2 {
-        return rows(cols);
+        let (mut indices, mut indptr, leaves) = rows(cols, nnz)?;
+        trim(&mut indices);
+        trim(&mut indptr);
+        return Some((indices, indptr, leaves));
     }
     // The first coordinate must increase across every cut (the runs check the rest).
     if cuts
@@ -227,28 +235,17 @@ fn csf_levels<I: NativeIndex, F: NativeIndex>(
             )
         })
         .collect();
+    // The first run reserves room for every row, so that the later runs' levels append to
+    // its vectors in place.
     let parts = crate::parallel::run(runs.len(), runs, "building the CSF levels", |_, (lo, c)| {
-        rows(&c).map(|levels| (lo, levels))
+        rows(&c, if lo == 0 { nnz } else { 0 }).map(|levels| (lo, levels))
     })
     .ok()?;
     let last = cols.len() - 1;
-    let parts: Vec<_> = parts.into_iter().collect::<Option<Vec<_>>>()?;
-    // Each joined level holds exactly what the runs' levels hold.
-    let level_len = |k: usize| -> usize {
-        parts
-            .iter()
-            .map(|(_, (ix, _, _))| ix.get(k).map_or(0, Vec::len))
-            .sum()
-    };
-    let mut indices: Vec<Vec<F>> = (0..last)
-        .map(|k| Vec::with_capacity(level_len(k)))
-        .collect();
-    let mut indptr: Vec<Vec<F>> = (0..last)
-        .map(|k| Vec::with_capacity(level_len(k)))
-        .collect();
-    let mut leaves: Vec<F> = Vec::with_capacity(if cast_leaves { nnz } else { 0 });
+    let mut parts = parts.into_iter();
+    let (_, (mut indices, mut indptr, mut leaves)) = parts.next()??;
     for part in parts {
-        let (lo, (part_indices, part_indptr, part_leaves)) = part;
+        let (lo, (part_indices, part_indptr, part_leaves)) = part?;
         for k in 0..last {
             // Pointers of level k point into level k + 1 (into the rows for the last).
             let shift = if k + 1 < last {
@@ -268,5 +265,7 @@ fn csf_levels<I: NativeIndex, F: NativeIndex>(
         }
         leaves.extend(part_leaves);
     }
+    trim(&mut indices);
+    trim(&mut indptr);
     Some((indices, indptr, leaves))
 }
