@@ -1333,3 +1333,127 @@ fn coo_tables_with_other_column_types_keep_their_values() {
         "{err}"
     );
 }
+
+/// The CSF tree rebuilt from a table's sorted rows equals the conversion's, at every rank
+/// from 2 to 5 (CSF needs rank 2; one run: small tables).
+#[test]
+fn small_tables_to_csf_at_every_rank() {
+    let mut state = 0x51_7cc1_b727_220au64;
+    let mut next = move |m: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % m
+    };
+    for ndim in 2..=5usize {
+        for _ in 0..20 {
+            let shape: Vec<usize> = (0..ndim).map(|_| 1 + next(4) as usize).collect();
+            let total: usize = shape.iter().product();
+            // Distinct sorted positions, then their coordinates.
+            let mut pos: Vec<usize> = (0..total).filter(|_| next(3) == 0).collect();
+            pos.dedup();
+            let mut coords = Vec::with_capacity(pos.len() * ndim);
+            for &p in &pos {
+                let mut c = vec![0i64; ndim];
+                let mut lin = p;
+                for d in (0..ndim).rev() {
+                    c[d] = (lin % shape[d]) as i64;
+                    lin /= shape[d];
+                }
+                coords.extend(c);
+            }
+            let values: Vec<f64> = (0..pos.len()).map(|i| i as f64 + 0.5).collect();
+            let t = SparseTensor::coo(shape.clone(), coords, values).unwrap();
+            let table = sparse_to_coo_table(&t).unwrap();
+            let csf = coo_table_to_sparse(&table, Some(SparseFormat::Csf)).unwrap();
+            let want = t
+                .to_format(
+                    SparseFormat::Csf,
+                    &arrow_tensor_ipc::ConvertOptions::default(),
+                )
+                .unwrap();
+            assert!(csf.content_eq(&want), "{shape:?} {pos:?}");
+        }
+    }
+}
+
+/// A large table (rebuilt as CSF in runs, one per thread, its leaves cast to a narrower
+/// type) with one row out of order or one coordinate out of its dimension, at the first
+/// row, in the middle or at the last row and at each level: rows out of order give the
+/// same tensor as the conversion of their entries, a coordinate out of range an error
+/// naming its column.
+#[test]
+fn large_tables_to_csf_check_every_row_and_level() {
+    use arrow_array::{Float64Array, Int64Array};
+    let nnz = (1usize << 19) + 3;
+    let shape = [64usize, 128, 256];
+    // Sorted distinct positions, spread over the tensor.
+    let total = shape.iter().product::<usize>();
+    let step = total / nnz;
+    let coords_of = |p: usize| [p / (128 * 256), p / 256 % 128, p % 256];
+    let base: Vec<[i64; 3]> = (0..nnz)
+        .map(|k| coords_of(k * step + k % step).map(|c| c as i64))
+        .collect();
+    let values: Vec<f64> = (0..nnz).map(|k| k as f64 + 0.25).collect();
+    let table_of = |rows: &[[i64; 3]]| {
+        let t = SparseTensor::coo(
+            shape,
+            base.iter().flatten().copied().collect::<Vec<i64>>(),
+            values.clone(),
+        )
+        .unwrap();
+        let schema = sparse_to_coo_table(&t).unwrap().schema();
+        let mut arrays: Vec<ArrayRef> = (0..3)
+            .map(|d| Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r[d]))) as ArrayRef)
+            .collect();
+        arrays.push(Arc::new(Float64Array::from(values.clone())));
+        // The schema of a table of int64 columns (the coordinate columns' type).
+        let fields: Vec<arrow_schema::Field> = schema
+            .fields()
+            .iter()
+            .zip(&arrays)
+            .map(|(f, a)| f.as_ref().clone().with_data_type(a.data_type().clone()))
+            .collect();
+        let schema = arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone());
+        RecordBatch::try_new(Arc::new(schema), arrays).unwrap()
+    };
+    let want_of = |rows: &[[i64; 3]]| {
+        SparseTensor::coo(
+            shape,
+            rows.iter().flatten().copied().collect::<Vec<i64>>(),
+            values.clone(),
+        )
+        .unwrap()
+        .to_format(
+            SparseFormat::Csf,
+            &arrow_tensor_ipc::ConvertOptions::default(),
+        )
+        .unwrap()
+    };
+    let csf = coo_table_to_sparse(&table_of(&base), Some(SparseFormat::Csf)).unwrap();
+    assert!(csf.content_eq(&want_of(&base)));
+    let columns: Vec<String> = (0..3)
+        .map(|d| table_of(&base).schema().field(d).name().clone())
+        .collect();
+    for at in [0, nnz / 2 + 1, nnz - 1] {
+        for (level, column) in columns.iter().enumerate() {
+            // Out of order: the row swapped with its neighbour (distinct entries still).
+            let mut rows = base.clone();
+            let other = if at + 1 < nnz { at + 1 } else { at - 1 };
+            rows.swap(at, other);
+            rows[at][level] = rows[at][level].min(shape[level] as i64 - 1);
+            let csf = coo_table_to_sparse(&table_of(&rows), Some(SparseFormat::Csf)).unwrap();
+            assert!(csf.content_eq(&want_of(&rows)), "swap at {at}");
+            // Out of range: the coordinate one past its dimension.
+            let mut rows = base.clone();
+            rows[at][level] = shape[level] as i64;
+            let err = coo_table_to_sparse(&table_of(&rows), Some(SparseFormat::Csf))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(column.as_str()),
+                "row {at} level {level}: {err}"
+            );
+        }
+    }
+}
