@@ -197,7 +197,7 @@ impl CoordinateLines {
             ));
         }
         c.lines += 1;
-        c.push(&[r - 1, col - 1], v);
+        c.push_n(&[r - 1, col - 1], v);
         if self.mirror && r != col {
             let m = if self.skew {
                 mirror_value(v).ok_or_else(|| {
@@ -209,7 +209,7 @@ impl CoordinateLines {
             } else {
                 v
             };
-            c.push(&[col - 1, r - 1], m);
+            c.push_n(&[col - 1, r - 1], m);
         }
         if self.skew && r == col && self.strict {
             return Err(LineError::new(

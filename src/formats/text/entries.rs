@@ -54,6 +54,31 @@ impl<T: TextValue, I: NativeIndex> Entries<T, I> {
         self.values.push(value);
     }
 
+    /// [`Entries::push`] of an entry of rank `N`, the rank of these entries (the loops over
+    /// its coordinates unroll).
+    #[inline(always)]
+    pub fn push_n<const N: usize>(&mut self, key: &[u64; N], value: T) {
+        let (Ok(last), Ok(max)) = (
+            <&mut [u64; N]>::try_from(self.last.as_mut_slice()),
+            <&mut [u64; N]>::try_from(self.max.as_mut_slice()),
+        ) else {
+            return self.push(key, value);
+        };
+        if self.values.is_empty() {
+            self.first = key.to_vec();
+        } else if *key <= *last {
+            self.sorted = false;
+        }
+        for (m, &k) in max.iter_mut().zip(key) {
+            *m = (*m).max(k);
+        }
+        *last = *key;
+        let zero = I::usize_as(0);
+        self.coords
+            .extend(key.map(|k| I::from_u64(k).unwrap_or(zero)));
+        self.values.push(value);
+    }
+
     /// The number of entries.
     pub fn len(&self) -> usize {
         self.values.len()

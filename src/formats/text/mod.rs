@@ -255,7 +255,7 @@ pub(crate) fn finish_line(s: &[u8], p: usize) -> Result<usize, &'static str> {
 
 /// Parses an unsigned decimal integer (digits only) at `p`, followed by a separator or the
 /// end of the line. Returns the value and the position after it.
-#[inline]
+#[inline(always)]
 pub(crate) fn parse_u64(s: &[u8], p: usize) -> Result<(u64, usize), &'static str> {
     // Up to 7 digits followed by a non-digit within the next 8 bytes (every coordinate
     // below ten million): all digits converted at once.
@@ -268,6 +268,13 @@ pub(crate) fn parse_u64(s: &[u8], p: usize) -> Result<(u64, usize), &'static str
             return Ok((swar_digits(w, n), p + n));
         }
     }
+    parse_u64_bytewise(s, p)
+}
+
+/// [`parse_u64`] a byte at a time: longer numbers, the last bytes of the input and every
+/// error (out of line, so that the word-at-a-time path inlines into the line parsers).
+#[inline(never)]
+fn parse_u64_bytewise(s: &[u8], p: usize) -> Result<(u64, usize), &'static str> {
     let mut v: u64 = 0;
     let mut q = p;
     while let Some(&b) = s.get(q) {
@@ -331,9 +338,17 @@ pub(crate) fn parse_value<T: TextValue>(s: &[u8], q: usize) -> Result<(T, usize)
 
 /// Parses one entry line: given the input up to the end of the chunk, the offset of the
 /// line's first byte and of its first non-blank byte, adds what the line holds to the sink
-/// and returns the position after the line.
-pub(crate) type LineParser<'f, C> =
-    &'f (dyn Fn(&[u8], usize, usize, &mut C) -> Result<usize, LineError> + Sync);
+/// and returns the position after the line. (A type parameter of the loops over lines, so
+/// that the parser inlines into them.)
+pub(crate) trait LineParser<C>:
+    Fn(&[u8], usize, usize, &mut C) -> Result<usize, LineError> + Sync
+{
+}
+
+impl<C, F> LineParser<C> for F where
+    F: Fn(&[u8], usize, usize, &mut C) -> Result<usize, LineError> + Sync
+{
+}
 
 /// Parses the entry lines of `range` of `bytes` into `sink`, skipping empty lines and
 /// comment lines (starting with `comment`), until the range ends or `full(sink)` holds
@@ -344,7 +359,7 @@ pub(crate) fn parse_lines<C>(
     range: Range<usize>,
     comment: u8,
     sink: &mut C,
-    line: LineParser<'_, C>,
+    line: &impl LineParser<C>,
     full: impl Fn(&C) -> bool,
     progress: &ProgressCounter<'_>,
 ) -> Result<usize, LineError> {
@@ -385,7 +400,7 @@ pub(crate) fn parse_parallel<C: Send>(
     comment: u8,
     progress: Option<Progress<'_>>,
     new: impl Fn(usize) -> C + Sync,
-    line: LineParser<'_, C>,
+    line: &impl LineParser<C>,
 ) -> crate::Result<Vec<C>> {
     let chunks = split_lines(bytes, data.clone(), resolve_threads(threads));
     let progress = ProgressCounter::new(progress, data.start);

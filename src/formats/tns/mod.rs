@@ -222,7 +222,8 @@ pub(super) struct TnsLines {
 
 impl TnsLines {
     /// Parses the entry line starting at `line` (first non-blank byte at `q`) into `c`;
-    /// returns the position after the line.
+    /// returns the position after the line. Ranks 2 to 4 read the coordinates into an
+    /// array of their length (the loops over them unroll).
     #[inline]
     pub fn parse<T: TextValue, I: NativeIndex>(
         &self,
@@ -231,29 +232,56 @@ impl TnsLines {
         q: usize,
         c: &mut Entries<T, I>,
     ) -> Result<usize, LineError> {
-        // The coordinates of the line: on the stack up to rank 8.
-        let mut small = [0u64; 8];
-        let mut large = Vec::new();
-        let key = match small.get_mut(..self.rank) {
-            Some(key) => key,
-            None => {
-                large.resize(self.rank, 0);
-                large.as_mut_slice()
+        match self.rank {
+            2 => self.parse_n::<T, I, 2>(s, line, q, c),
+            3 => self.parse_n::<T, I, 3>(s, line, q, c),
+            4 => self.parse_n::<T, I, 4>(s, line, q, c),
+            _ => {
+                // Any other rank: the coordinates on the stack up to rank 8.
+                let mut small = [0u64; 8];
+                let mut large = Vec::new();
+                let key = match small.get_mut(..self.rank) {
+                    Some(key) => key,
+                    None => {
+                        large.resize(self.rank, 0);
+                        large.as_mut_slice()
+                    }
+                };
+                let (v, p) = self.fields(s, line, q, key)?;
+                c.lines += 1;
+                c.push(key, v);
+                Ok(p)
             }
-        };
-        self.parse_into(s, line, q, key, c)
+        }
     }
 
-    /// [`TnsLines::parse`] with room for the coordinates.
-    #[inline]
-    fn parse_into<T: TextValue, I: NativeIndex>(
+    /// [`TnsLines::parse`] for lines of rank `N`, the rank of these lines.
+    #[inline(always)]
+    fn parse_n<T: TextValue, I: NativeIndex, const N: usize>(
+        &self,
+        s: &[u8],
+        line: usize,
+        q: usize,
+        c: &mut Entries<T, I>,
+    ) -> Result<usize, LineError> {
+        let mut key = [0u64; N];
+        let (v, p) = self.fields(s, line, q, &mut key)?;
+        c.lines += 1;
+        c.push_n(&key, v);
+        Ok(p)
+    }
+
+    /// The fields of the entry line starting at `line` (first non-blank byte at `q`): its
+    /// 0-based coordinates into `key` (one per dimension, each checked against its bound
+    /// and the index type), then its value, returned with the position after the line.
+    #[inline(always)]
+    fn fields<T: TextValue>(
         &self,
         s: &[u8],
         line: usize,
         q: usize,
         key: &mut [u64],
-        c: &mut Entries<T, I>,
-    ) -> Result<usize, LineError> {
+    ) -> Result<(T, usize), LineError> {
         let rank = self.rank;
         let wrong_fields = |reason: String| {
             let f = count_words(s, line);
@@ -299,9 +327,7 @@ impl TnsLines {
         }
         let (v, q) = parse_value::<T>(s, q).map_err(|x| wrong_fields(format!("value: {x}")))?;
         let p = finish_line(s, q).map_err(|x| wrong_fields(x.into()))?;
-        c.lines += 1;
-        c.push(key, v);
-        Ok(p)
+        Ok((v, p))
     }
 }
 
