@@ -40,8 +40,12 @@ pub(crate) fn write_parallel<W: std::io::Write>(
                 for (buf, r) in buffers.iter_mut().zip(&ranges) {
                     let r = r.clone();
                     scope.spawn(move || {
-                        buf.clear();
-                        format(r, buf);
+                        // Formatted into a vector owned by the thread: the buffers' headers
+                        // share a cache line, which every append would otherwise write.
+                        let mut own = std::mem::take(buf);
+                        own.clear();
+                        format(r, &mut own);
+                        *buf = own;
                     });
                 }
             });
