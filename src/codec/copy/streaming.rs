@@ -1,13 +1,16 @@
 //! Large copies with non-temporal stores (x86-64), at the same speed whatever the distance
 //! between destination and source modulo the page.
 //!
-//! This is one of the crate's few `unsafe` sites, kept because of a measured gap: copying
-//! 1 GiB with the C library's `memcpy` to a destination 64 bytes ahead of its source
-//! modulo 4 KiB ran at about a quarter of the speed it reaches at other distances, and the
-//! loop below runs at full speed at every distance (`compare`'s `dense_1GiB_encode_*`
-//! rows, where an encoded message puts its body 64 bytes past a page-aligned start). The
-//! SSE2 instructions used are part of every x86-64 CPU; on other architectures the copy is
-//! `copy_from_slice`. Miri checks the loop (with ordinary stores, as it runs no inline
+//! This is one of the crate's few `unsafe` sites, kept because of a measured gap: on a CPU
+//! with a 32 MiB last-level cache, copying 1 GiB with the C library's `memcpy` to a
+//! destination 64 bytes ahead of its source modulo 4 KiB ran at about a quarter of the
+//! speed it reaches at other distances, and the loop below runs at full speed at every
+//! distance (`compare`'s `dense_*_encode_*` rows, where an encoded message puts its body 64
+//! bytes past a page-aligned start). On a CPU with a 480 MiB last-level cache the same
+//! `memcpy` runs at full speed at every distance and size, and non-temporal stores at half
+//! of it; so the loop is used only where the last-level cache is at most
+//! [`STREAMING_MAX_LLC`] (or its size is unknown). The SSE2 instructions used are part of
+//! every x86-64 CPU; on other architectures the copy is `copy_from_slice`. Miri checks the loop (with ordinary stores, as it runs no inline
 //! assembly): `cargo +nightly miri test --lib codec::copy::streaming`.
 
 #![allow(unsafe_code)]
@@ -49,11 +52,54 @@ pub(super) fn copy(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
         "copy between slices of different lengths"
     );
     #[cfg(target_arch = "x86_64")]
-    if src.len() >= STREAMING_MIN {
+    if src.len() >= STREAMING_MIN && streaming_pays() {
         stream(dst, src);
         return;
     }
     copy_plain(dst, src);
+}
+
+/// The largest last-level cache for which large pieces are streamed: CPUs with more (a
+/// newer generation) copy faster with cached stores (see the module's notes).
+const STREAMING_MAX_LLC: u64 = 64 << 20;
+
+/// Whether this CPU streams large pieces: its last-level cache is at most
+/// [`STREAMING_MAX_LLC`], or its size is unknown. Read once.
+fn streaming_pays() -> bool {
+    if cfg!(miri) {
+        // Miri runs without the file system; the loop is what it checks.
+        return true;
+    }
+    static PAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PAYS.get_or_init(|| last_level_cache().is_none_or(|b| b <= STREAMING_MAX_LLC))
+}
+
+/// The size in bytes of the largest cache of CPU 0, from Linux's sysfs; `None` elsewhere
+/// or when it cannot be read.
+fn last_level_cache() -> Option<u64> {
+    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    dir.filter_map(|e| {
+        let size = std::fs::read_to_string(e.ok()?.path().join("size")).ok()?;
+        cache_size(&size)
+    })
+    .max()
+}
+
+/// A sysfs cache size (`48K`, `32M`, `491520K`, `1024`) in bytes.
+fn cache_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (digits, unit) = match t.strip_suffix(['K', 'M', 'G']) {
+        Some(d) => (d, t.get(d.len()..)?),
+        None => (t, ""),
+    };
+    let n: u64 = digits.parse().ok()?;
+    let shift = match unit {
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        _ => 0,
+    };
+    n.checked_mul(1 << shift)
 }
 
 /// `copy_from_slice` into memory not yet initialised.
@@ -196,6 +242,18 @@ mod tests {
     }
 
     #[cfg(not(miri))]
+    #[test]
+    fn cache_sizes_parse() {
+        assert_eq!(cache_size("48K\n"), Some(48 << 10));
+        assert_eq!(cache_size("491520K"), Some(491_520 << 10));
+        assert_eq!(cache_size("32M"), Some(32 << 20));
+        assert_eq!(cache_size("1G"), Some(1 << 30));
+        assert_eq!(cache_size("1024"), Some(1024));
+        assert_eq!(cache_size("K"), None);
+        assert_eq!(cache_size("12X"), None);
+        assert_eq!(cache_size("99999999999999999999G"), None);
+    }
+
     #[test]
     fn extend_appends() {
         let src: Vec<u8> = (0..STREAMING_MIN + 5).map(|i| (i % 253) as u8).collect();
