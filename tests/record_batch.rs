@@ -667,13 +667,7 @@ fn large_coo_tables_round_trip() {
         assert!(back.content_eq(&by_content(&t)), "ndim {ndim}");
         // The CSF tree built from the sorted rows in runs, one per thread, joined.
         let csf = coo_table_to_sparse(&table, Some(SparseFormat::Csf)).unwrap();
-        let want = t
-            .to_format(
-                SparseFormat::Csf,
-                &arrow_tensor_ipc::ConvertOptions::default(),
-            )
-            .unwrap();
-        assert!(csf.content_eq(&want), "CSF, ndim {ndim}");
+        assert!(csf.content_eq(&csf_of(&t)), "CSF, ndim {ndim}");
     }
 }
 
@@ -1366,13 +1360,7 @@ fn small_tables_to_csf_at_every_rank() {
             let t = SparseTensor::coo(shape.clone(), coords, values).unwrap();
             let table = sparse_to_coo_table(&t).unwrap();
             let csf = coo_table_to_sparse(&table, Some(SparseFormat::Csf)).unwrap();
-            let want = t
-                .to_format(
-                    SparseFormat::Csf,
-                    &arrow_tensor_ipc::ConvertOptions::default(),
-                )
-                .unwrap();
-            assert!(csf.content_eq(&want), "{shape:?} {pos:?}");
+            assert!(csf.content_eq(&csf_of(&t)), "{shape:?} {pos:?}");
         }
     }
 }
@@ -1418,17 +1406,14 @@ fn large_tables_to_csf_check_every_row_and_level() {
         RecordBatch::try_new(Arc::new(schema), arrays).unwrap()
     };
     let want_of = |rows: &[[i64; 3]]| {
-        SparseTensor::coo(
-            shape,
-            rows.iter().flatten().copied().collect::<Vec<i64>>(),
-            values.clone(),
+        csf_of(
+            &SparseTensor::coo(
+                shape,
+                rows.iter().flatten().copied().collect::<Vec<i64>>(),
+                values.clone(),
+            )
+            .unwrap(),
         )
-        .unwrap()
-        .to_format(
-            SparseFormat::Csf,
-            &arrow_tensor_ipc::ConvertOptions::default(),
-        )
-        .unwrap()
     };
     let csf = coo_table_to_sparse(&table_of(&base), Some(SparseFormat::Csf)).unwrap();
     assert!(csf.content_eq(&want_of(&base)));
@@ -1456,4 +1441,13 @@ fn large_tables_to_csf_check_every_row_and_level() {
             );
         }
     }
+}
+
+/// The CSF conversion of `t` (identity axis order), what a table rebuilt as CSF must equal.
+fn csf_of(t: &SparseTensor) -> SparseTensor {
+    t.to_format(
+        SparseFormat::Csf,
+        &arrow_tensor_ipc::ConvertOptions::default(),
+    )
+    .unwrap()
 }
