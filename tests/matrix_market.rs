@@ -472,6 +472,91 @@ fn parallel_chunks_agree_and_count_lines() {
     );
 }
 
+/// Files whose shares hold fewer entries than lines, or more (a symmetric matrix's
+/// mirrored entries, comments between entries, a diagonal that is not mirrored), and array
+/// files: several threads read what one thread reads, entry for entry, and what a
+/// reading that does not expand the symmetry gives, mirrored.
+#[test]
+fn parallel_shares_of_uneven_entries_agree() {
+    let n = 1500usize;
+    let entries = 200_000usize;
+    let mut sym = format!("%%MatrixMarket matrix coordinate real symmetric\n{n} {n} {entries}\n");
+    for k in 0..entries {
+        if k % 5000 == 0 {
+            sym.push_str("% between entries\n\n");
+        }
+        // Rows 200.., one entry on the diagonal (not mirrored) per 200, the others below it.
+        let r = k / 200 + 200;
+        let c = if k % 200 == 199 { r } else { k % 200 };
+        sym.push_str(&format!("{} {} {}.5\n", r + 1, c + 1, k));
+    }
+    assert!(sym.len() > 3 << 20);
+    let read = |text: &str, threads: usize, expand: bool| {
+        read_mtx(
+            text.as_bytes(),
+            &mtx::ReadOptions::default()
+                .with_threads(threads)
+                .with_expand_symmetry(expand),
+        )
+        .expect("read")
+    };
+    let one = read(&sym, 1, true);
+    let stored = read(&sym, 1, false);
+    for threads in [2, 3, 4] {
+        let many = read(&sym, threads, true);
+        assert!(one
+            .as_sparse()
+            .expect("sparse")
+            .content_eq(many.as_sparse().expect("sparse")));
+        let many_stored = read(&sym, threads, false);
+        assert!(stored
+            .as_sparse()
+            .expect("sparse")
+            .content_eq(many_stored.as_sparse().expect("sparse")));
+    }
+    let diagonal = entries / 200;
+    assert_eq!(stored.as_sparse().expect("s").nnz(), entries);
+    assert_eq!(one.as_sparse().expect("s").nnz(), 2 * entries - diagonal);
+    // Expanded = stored + its transpose off the diagonal.
+    let s = dense(&stored);
+    let e = dense(&one);
+    for k in [0usize, 1, 199, 200, 12_345, 99_999, entries - 1] {
+        let (r, c) = (
+            k / 200 + 200,
+            if k % 200 == 199 {
+                k / 200 + 200
+            } else {
+                k % 200
+            },
+        );
+        let v = Scalar::Float64(k as f64 + 0.5);
+        assert_eq!(s.get(&[r, c]).expect("get"), v);
+        assert_eq!(e.get(&[r, c]).expect("get"), v);
+        assert_eq!(e.get(&[c, r]).expect("get"), v);
+    }
+    // An array file: one value per line, with comments between.
+    let (rows, cols) = (700usize, 600usize);
+    let mut arr = format!("%%MatrixMarket matrix array real general\n{rows} {cols}\n");
+    for k in 0..rows * cols {
+        if k % 10_000 == 0 {
+            arr.push_str("% between values\n");
+        }
+        arr.push_str(&format!("{}.25\n", k));
+    }
+    let one = dense(&read(&arr, 1, true));
+    for threads in [2, 4] {
+        let many = dense(&read(&arr, threads, true));
+        assert!(one.content_eq(&many));
+    }
+    // Column-major: value k is at row k % rows, column k / rows.
+    for k in [0, 1, rows, rows * cols - 1, 123_456] {
+        assert_eq!(
+            one.get(&[k % rows, k / rows]).expect("get"),
+            Scalar::Float64(k as f64 + 0.25)
+        );
+    }
+}
+
 fn assert_parse_line(e: &arrow_tensor_ipc::Error, line: u64) {
     match e.kind() {
         ErrorKind::Parse {

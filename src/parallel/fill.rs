@@ -11,6 +11,11 @@
 //! the whole range is initialised; [`fill_parallel`] gives the vector its length once it
 //! holds a proof for every range (and matches each proof to its range), so a job that does
 //! not fill its range yields an error, never a vector exposing uninitialised memory.
+//!
+//! [`fill_parallel_pair`] fills two vectors whose ranges need not be filled whole: each
+//! job returns a [`Prefix`] proof of how much of its ranges it initialised, and the
+//! prefixes are moved together, in part order (the text readers, whose parts hold at most
+//! one entry per line but may hold fewer).
 
 use crate::convert::entries::try_with_capacity;
 use crate::error::{fail, ErrorKind, Result};
@@ -67,6 +72,46 @@ impl<'a, T: Copy> DenseWriter<'a, T> {
     #[inline(always)]
     pub(crate) fn set(&mut self, o: usize, v: T) {
         self.buf[..self.init][o] = MaybeUninit::new(v);
+    }
+
+    /// Writes `v` after the initialised prefix; false (nothing written) when the range is
+    /// full.
+    // Used by the text readers only.
+    #[cfg_attr(
+        not(any(feature = "matrix-market", feature = "frostt")),
+        allow(dead_code)
+    )]
+    #[inline(always)]
+    pub(crate) fn push(&mut self, v: T) -> bool {
+        match self.buf.get_mut(self.init) {
+            Some(slot) => {
+                *slot = MaybeUninit::new(v);
+                self.init += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Writes the `N` values of `row` after the initialised prefix; false (nothing
+    /// written) when the range has no room for all of them.
+    // Used by the text readers only.
+    #[cfg_attr(
+        not(any(feature = "matrix-market", feature = "frostt")),
+        allow(dead_code)
+    )]
+    #[inline(always)]
+    pub(crate) fn push_row<const N: usize>(&mut self, row: [T; N]) -> bool {
+        let Some(Ok(dst)) = self
+            .buf
+            .get_mut(self.init..self.init.wrapping_add(N))
+            .map(<&mut [MaybeUninit<T>; N]>::try_from)
+        else {
+            return false;
+        };
+        *dst = row.map(MaybeUninit::new);
+        self.init += N;
+        true
     }
 
     /// Writes rows of `N` values after the initialised prefix, one after the other, until
@@ -142,6 +187,38 @@ impl<'a, T: Copy> DenseWriter<'a, T> {
     }
 }
 
+impl<'a, T> DenseWriter<'a, T> {
+    /// The proof of the initialised prefix, however long (for [`fill_parallel_pair`]).
+    // Used by the text readers only.
+    #[cfg_attr(
+        not(any(feature = "matrix-market", feature = "frostt")),
+        allow(dead_code)
+    )]
+    pub(crate) fn finish_prefix(self) -> Prefix<'a> {
+        Prefix {
+            start: self.buf.as_ptr().cast(),
+            len: self.buf.len(),
+            init: self.init,
+            _range: PhantomData,
+        }
+    }
+}
+
+/// Proof that the first `init` of the `len` elements of the range at `start` are
+/// initialised: made only by [`DenseWriter::finish_prefix`]. Its lifetime plays the part
+/// of [`Filled`]'s.
+// Used by the text readers only.
+#[cfg_attr(
+    not(any(feature = "matrix-market", feature = "frostt")),
+    allow(dead_code)
+)]
+pub(crate) struct Prefix<'a> {
+    start: *const (),
+    len: usize,
+    init: usize,
+    _range: PhantomData<fn(&'a ()) -> &'a ()>,
+}
+
 /// A part of a writer's initialised prefix: values can be replaced, never read or
 /// uninitialised, so the part stays initialised.
 pub(crate) struct Written<'w, T>(&'w mut [MaybeUninit<T>]);
@@ -202,24 +279,10 @@ where
     R: Send,
     F: for<'a> Fn(usize, DenseWriter<'a, T>) -> Result<(Filled<'a>, R)> + Sync,
 {
-    if bounds.first() != Some(&0)
-        || bounds.last() != Some(&total)
-        || bounds.windows(2).any(|w| w[0] > w[1])
-    {
-        return fail(ErrorKind::InvalidArgument(format!(
-            "output ranges {bounds:?} do not split 0..{total}"
-        )));
-    }
+    check_bounds(total, bounds)?;
     let mut out = try_with_capacity::<T>(total, "the dense output")?;
     let parts = bounds.len() - 1;
-    let mut writers = Vec::with_capacity(parts);
-    // `total <= capacity`: reserved above.
-    let mut rest = &mut out.spare_capacity_mut()[..total];
-    for w in bounds.windows(2) {
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
-        writers.push(DenseWriter::new(head));
-        rest = tail;
-    }
+    let writers = writers(&mut out, bounds);
     // The number of elements of the part's range, matched to its proof.
     let results = crate::parallel::run(parts, writers, name, |p, writer| -> Result<(usize, R)> {
         let (start, len) = (writer.buf.as_ptr().cast::<()>(), writer.len());
@@ -254,6 +317,147 @@ where
         out.set_len(total)
     };
     Ok((out, extra))
+}
+
+/// Checks that `bounds` increase from 0 to `total` (and name at least one part).
+fn check_bounds(total: usize, bounds: &[usize]) -> Result<()> {
+    if bounds.first() != Some(&0)
+        || bounds.last() != Some(&total)
+        || bounds.windows(2).any(|w| w[0] > w[1])
+    {
+        return fail(ErrorKind::InvalidArgument(format!(
+            "output ranges {bounds:?} do not split 0..{total}"
+        )));
+    }
+    Ok(())
+}
+
+/// One writer per range `bounds[p]..bounds[p + 1]` of the spare capacity of `out`, which
+/// holds at least `bounds.last()` elements (checked by [`check_bounds`] and reserved).
+fn writers<'a, T: Copy>(out: &'a mut Vec<T>, bounds: &[usize]) -> Vec<DenseWriter<'a, T>> {
+    let total = bounds.last().copied().unwrap_or(0);
+    let mut writers = Vec::with_capacity(bounds.len().saturating_sub(1));
+    let mut rest = &mut out.spare_capacity_mut()[..total];
+    for w in bounds.windows(2) {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
+        writers.push(DenseWriter::new(head));
+        rest = tail;
+    }
+    writers
+}
+
+/// Fills two outputs on up to `parts` threads, where `parts` is the number of ranges of
+/// either: part `p` writes the ranges `bounds_a[p]..bounds_a[p + 1]` of the first and
+/// `bounds_b[p]..bounds_b[p + 1]` of the second, through `job(p, a, b)`, which returns the
+/// [`Prefix`] proofs of both writers (and a result of its own). Each part may leave the
+/// end of its ranges unwritten: the outputs hold the parts' initialised prefixes one after
+/// the other, in part order (moved down over the unwritten ends where there are any).
+///
+/// Errors: as [`fill_parallel_with`] (a proof naming another range is
+/// [`ErrorKind::WorkerFailed`] naming `name`).
+// Used by the text readers only.
+#[cfg_attr(
+    not(any(feature = "matrix-market", feature = "frostt")),
+    allow(dead_code)
+)]
+pub(crate) fn fill_parallel_pair<A, B, R, F>(
+    (total_a, bounds_a): (usize, &[usize]),
+    (total_b, bounds_b): (usize, &[usize]),
+    name: &'static str,
+    job: F,
+) -> Result<(Vec<A>, Vec<B>, Vec<R>)>
+where
+    A: Copy + Send,
+    B: Copy + Send,
+    R: Send,
+    F: for<'x> Fn(
+            usize,
+            DenseWriter<'x, A>,
+            DenseWriter<'x, B>,
+        ) -> Result<(Prefix<'x>, Prefix<'x>, R)>
+        + Sync,
+{
+    check_bounds(total_a, bounds_a)?;
+    check_bounds(total_b, bounds_b)?;
+    if bounds_a.len() != bounds_b.len() {
+        return fail(ErrorKind::InvalidArgument(format!(
+            "output ranges {bounds_a:?} and {bounds_b:?} name different numbers of parts"
+        )));
+    }
+    let mut out_a = try_with_capacity::<A>(total_a, "the first output")?;
+    let mut out_b = try_with_capacity::<B>(total_b, "the second output")?;
+    let parts = bounds_a.len() - 1;
+    let pairs: Vec<_> = writers(&mut out_a, bounds_a)
+        .into_iter()
+        .zip(writers(&mut out_b, bounds_b))
+        .collect();
+    let matches = |w_start: *const (), w_len: usize, proof: &Prefix<'_>| {
+        proof.start == w_start && proof.len == w_len && proof.init <= w_len
+    };
+    // The initialised length of each part's two ranges, checked against its proofs.
+    let results = crate::parallel::run(
+        parts,
+        pairs,
+        name,
+        |p, (a, b)| -> Result<(usize, usize, R)> {
+            let (sa, la) = (a.buf.as_ptr().cast::<()>(), a.len());
+            let (sb, lb) = (b.buf.as_ptr().cast::<()>(), b.len());
+            let (pa, pb, r) = job(p, a, b)?;
+            if !matches(sa, la, &pa) || !matches(sb, lb, &pb) {
+                return fail(ErrorKind::WorkerFailed { job: name });
+            }
+            Ok((pa.init, pb.init, r))
+        },
+    )?;
+    let mut inits = Vec::with_capacity(parts);
+    let mut extra = Vec::with_capacity(parts);
+    for r in results {
+        let (ia, ib, r) = r?;
+        inits.push((ia, ib));
+        extra.push(r);
+    }
+    let len_a = compact(&mut out_a, bounds_a, inits.iter().map(|i| i.0));
+    let len_b = compact(&mut out_b, bounds_b, inits.iter().map(|i| i.1));
+    // SAFETY: `compact` returns the length of the prefix of the spare capacity that now
+    // holds the parts' initialised prefixes one after the other (see there); `T: Copy`, so
+    // nothing needs dropping either way.
+    #[allow(unsafe_code)]
+    unsafe {
+        out_a.set_len(len_a);
+        out_b.set_len(len_b);
+    }
+    Ok((out_a, out_b, extra))
+}
+
+/// Moves the initialised prefix of each range `bounds[p]..bounds[p + 1]` of the spare
+/// capacity of `out` (of length `inits[p]`, at most the range's length) down to follow
+/// the prefixes before it, in part order; returns their total length, the length of the
+/// spare capacity's prefix they now fill.
+///
+/// Each prefix moves to an offset no greater than its range's start (the prefixes before
+/// it are no longer than their ranges), over the unwritten end of the ranges before it or
+/// over itself, so no prefix not yet moved is overwritten and every element of the result
+/// is a copy of an initialised element.
+// Used by the text readers only.
+#[cfg_attr(
+    not(any(feature = "matrix-market", feature = "frostt")),
+    allow(dead_code)
+)]
+fn compact<T: Copy>(
+    out: &mut Vec<T>,
+    bounds: &[usize],
+    inits: impl Iterator<Item = usize>,
+) -> usize {
+    let spare = out.spare_capacity_mut();
+    let mut filled = 0;
+    for (w, init) in bounds.windows(2).zip(inits) {
+        let init = init.min(w[1] - w[0]);
+        if filled != w[0] {
+            spare.copy_within(w[0]..w[0] + init, filled);
+        }
+        filled += init;
+    }
+    filled
 }
 
 #[cfg(test)]
@@ -405,6 +609,80 @@ mod tests {
         assert!(matches!(
             r.unwrap_err().kind(),
             ErrorKind::WorkerFailed { .. }
+        ));
+    }
+
+    #[test]
+    fn pairs_keep_each_parts_prefix_in_order() {
+        // Part 0 fills its ranges, part 1 writes nothing, part 2 a part of its ranges,
+        // part 3 all but one value: the prefixes follow each other.
+        let bounds_a = [0, 4, 8, 14, 18];
+        let bounds_b = [0, 2, 4, 7, 9];
+        for _ in 0..2 {
+            let (a, b, r) = fill_parallel_pair(
+                (18, &bounds_a),
+                (9, &bounds_b),
+                "a test",
+                |p, mut a, mut b| {
+                    let rows = [2, 0, 1, 1][p];
+                    for k in 0..rows {
+                        assert!(a.push_row([10 * p as u16 + k as u16, 100]));
+                        assert!(b.push(p as u8 * 10 + k as u8));
+                    }
+                    if p == 0 {
+                        // Full: nothing more fits, nothing is written.
+                        assert!(!a.push_row([7, 7]));
+                        assert!(!a.push(7));
+                        assert!(!b.push(7));
+                    }
+                    Ok((a.finish_prefix(), b.finish_prefix(), rows))
+                },
+            )
+            .unwrap();
+            assert_eq!(a, [0, 100, 1, 100, 20, 100, 30, 100]);
+            assert_eq!(b, [0, 1, 20, 30]);
+            assert_eq!(r, [2, 0, 1, 1]);
+        }
+    }
+
+    #[test]
+    fn pairs_report_errors_and_foreign_proofs() {
+        let r = fill_parallel_pair::<u8, u8, (), _>(
+            (4, &[0, 2, 4]),
+            (2, &[0, 1, 2]),
+            "a test",
+            |p, a, b| {
+                if p == 1 {
+                    return fail(ErrorKind::NegativeBodyLength(-2));
+                }
+                Ok((a.finish_prefix(), b.finish_prefix(), ()))
+            },
+        );
+        assert!(matches!(
+            r.unwrap_err().kind(),
+            ErrorKind::NegativeBodyLength(-2)
+        ));
+        // A job returning each output's proof for the other: not their ranges.
+        let r = fill_parallel_pair::<u8, u8, (), _>(
+            (4, &[0, 2, 4]),
+            (4, &[0, 2, 4]),
+            "a test",
+            |_, a, b| Ok((b.finish_prefix(), a.finish_prefix(), ())),
+        );
+        assert!(matches!(
+            r.unwrap_err().kind(),
+            ErrorKind::WorkerFailed { .. }
+        ));
+        // Ranges of both outputs must name the same parts.
+        let r = fill_parallel_pair::<u8, u8, (), _>(
+            (2, &[0, 2]),
+            (2, &[0, 1, 2]),
+            "a test",
+            |_, a, b| Ok((a.finish_prefix(), b.finish_prefix(), ())),
+        );
+        assert!(matches!(
+            r.unwrap_err().kind(),
+            ErrorKind::InvalidArgument(_)
         ));
     }
 }

@@ -12,11 +12,44 @@
 use super::coordinate::{mirror_value, Ctx};
 use super::{Symmetry, FORMAT};
 use crate::error::{fail, ErrorKind, Result};
-use crate::formats::text::entries::concat;
+use crate::formats::text::entries::{Entries, Store};
 use crate::formats::text::value::TextValue;
-use crate::formats::text::{finish_line, parse_parallel, parse_value, LineError};
+use crate::formats::text::{
+    finish_line, parse_parallel, parse_value, LineError, LineParser, LineShape,
+};
 use crate::tensor::{column_major_strides, Tensor};
 use arrow_buffer::Buffer;
+
+/// The parser of the lines of an array matrix: one value each.
+struct ArrayLines {
+    /// Whether every value is mirrored (and so must have a negation).
+    mirrored: bool,
+}
+
+impl<T: TextValue, I: crate::types::NativeIndex> LineParser<T, I> for ArrayLines {
+    #[inline]
+    fn parse<S: Store<T, I>>(
+        &self,
+        s: &[u8],
+        line: usize,
+        q: usize,
+        c: &mut Entries<T, I, S>,
+    ) -> std::result::Result<usize, LineError> {
+        let (v, q) =
+            parse_value::<T>(s, q).map_err(|x| LineError::new(line, format!("value: {x}")))?;
+        if self.mirrored && mirror_value(v).is_none() {
+            return Err(LineError::new(
+                line,
+                format!("the mirrored value -{v:?} does not fit {}", T::TYPE),
+            ));
+        }
+        let p = finish_line(s, q)
+            .map_err(|x| LineError::new(line, format!("{x} (an array line holds one value)")))?;
+        c.lines += 1;
+        c.push_n([], v);
+        Ok(p)
+    }
+}
 
 /// Reads the values of an array matrix into a dense column-major tensor, the stored
 /// triangle of a symmetric one mirrored when expanding.
@@ -39,41 +72,30 @@ pub(super) fn read_array<T: TextValue>(ctx: &Ctx) -> Result<Tensor> {
         });
     }
     ctx.check_claim(2)?;
-    let data_len = ctx.data.len().max(1) as u128;
-    let new = |len: usize| {
-        Vec::<T>::with_capacity((h.entries as u128 * len as u128 / data_len) as usize + 16)
-    };
     // A skew-symmetric array stores the strict lower triangle: every value is mirrored.
-    let mirrored = h.symmetry == Symmetry::SkewSymmetric && opts.expand_symmetry;
-    let parse = |s: &[u8], line: usize, q: usize, values: &mut Vec<T>| {
-        let (v, q) =
-            parse_value::<T>(s, q).map_err(|x| LineError::new(line, format!("value: {x}")))?;
-        if mirrored && mirror_value(v).is_none() {
-            return Err(LineError::new(
-                line,
-                format!("the mirrored value -{v:?} does not fit {}", T::TYPE),
-            ));
-        }
-        let p = finish_line(s, q)
-            .map_err(|x| LineError::new(line, format!("{x} (an array line holds one value)")))?;
-        values.push(v);
-        Ok(p)
+    let lines = ArrayLines {
+        mirrored: h.symmetry == Symmetry::SkewSymmetric && opts.expand_symmetry,
     };
-    let parts = parse_parallel(
+    let shape = LineShape {
+        ndim: 0,
+        entries_per_line: 1,
+        min_line: 2,
+    };
+    // Values only: the coordinate type is a placeholder.
+    let merged = parse_parallel::<T, u8>(
         FORMAT,
         ctx.bytes,
         ctx.data.clone(),
         opts.threads,
         b'%',
         opts.progress,
-        new,
-        &parse,
+        shape,
+        &lines,
     )?;
-    let found: u64 = parts.iter().map(|v| v.len() as u64).sum();
-    if found != h.entries {
-        return Err(ctx.count_error(found));
+    if merged.lines != h.entries {
+        return Err(ctx.count_error(merged.lines));
     }
-    let (_, stored) = concat::<_, T, u8>(parts, |v| (Vec::new(), v));
+    let stored = merged.values;
     let n = h.rows;
     let full = match h.symmetry {
         Symmetry::General => stored,

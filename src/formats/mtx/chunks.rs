@@ -4,7 +4,6 @@ use super::coordinate::{check_coordinate, count_error, expanded_limit, Coordinat
 use super::{header::parse_header, value_type_of, Format, ReadOptions, FORMAT};
 use crate::error::{ErrorKind, Result};
 use crate::formats::text::chunks::{source, TextChunks};
-use crate::formats::text::entries::Entries;
 use crate::formats::text::value::TextValue;
 use crate::formats::{EntriesHeader, EntryChunks};
 use crate::types::NativeIndex;
@@ -88,10 +87,8 @@ fn coordinate_source<T: TextValue, I: NativeIndex>(
         comment: b'%',
         ndim: 2,
         batch: ctx.options.chunk_entries,
-        parse: move |s: &[u8], line: usize, q: usize, c: &mut Entries<T, I>| {
-            lines.parse(s, line, q, c)
-        },
+        parse: lines,
         check: Box::new(check),
-        entries: std::marker::PhantomData,
+        entries: std::marker::PhantomData::<fn() -> (T, I)>,
     })
 }

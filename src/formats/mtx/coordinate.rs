@@ -11,11 +11,11 @@
 
 use super::{Field, Header, ReadOptions, Symmetry, FORMAT};
 use crate::error::{fail, Error, ErrorKind, Result};
-use crate::formats::text::entries::{merge, Entries};
+use crate::formats::text::entries::{Entries, Store};
 use crate::formats::text::value::TextValue;
 use crate::formats::text::{
     finish_line, line_of, next_line, parse_error, parse_parallel, parse_u64, parse_value,
-    skip_blanks, LineError,
+    skip_blanks, LineError, LineParser, LineShape,
 };
 use crate::sparse::{CooIndex, CooOrder, SparseIndex, SparseTensor};
 use crate::types::NativeIndex;
@@ -149,20 +149,25 @@ impl CoordinateLines {
         }
     }
 
-    /// Whether a stored entry may add a mirrored one.
-    pub fn mirrors(&self) -> bool {
-        self.mirror
+    /// How the lines map to entries: rank 2, a mirrored entry where symmetry is
+    /// expanded, at least `row column\n` (and ` value`) per line.
+    pub fn shape(&self) -> LineShape {
+        LineShape {
+            ndim: 2,
+            entries_per_line: if self.mirror { 2 } else { 1 },
+            min_line: if self.pattern { 4 } else { 6 },
+        }
     }
+}
 
-    /// Parses the entry line starting at `line` (first non-blank byte at `q`) into `c`;
-    /// returns the position after the line.
+impl<T: TextValue, I: NativeIndex> LineParser<T, I> for CoordinateLines {
     #[inline]
-    pub fn parse<T: TextValue, I: NativeIndex>(
+    fn parse<S: Store<T, I>>(
         &self,
         s: &[u8],
         line: usize,
         q: usize,
-        c: &mut Entries<T, I>,
+        c: &mut Entries<T, I, S>,
     ) -> Result<usize, LineError> {
         let pattern = self.pattern;
         let e = |what: &str, reason: &str| LineError::new(line, format!("{what}: {reason}"));
@@ -197,7 +202,7 @@ impl CoordinateLines {
             ));
         }
         c.lines += 1;
-        c.push_n(&[r - 1, col - 1], v);
+        c.push_n([r - 1, col - 1], v);
         if self.mirror && r != col {
             let m = if self.skew {
                 mirror_value(v).ok_or_else(|| {
@@ -209,7 +214,7 @@ impl CoordinateLines {
             } else {
                 v
             };
-            c.push_n(&[col - 1, r - 1], m);
+            c.push_n([col - 1, r - 1], m);
         }
         if self.skew && r == col && self.strict {
             return Err(LineError::new(
@@ -264,31 +269,20 @@ pub(super) fn read_coordinate<T: TextValue, I: NativeIndex>(ctx: &Ctx) -> Result
     let h = ctx.header;
     let opts = ctx.options;
     let lines = CoordinateLines::new(h, opts);
-    let data_len = ctx.data.len().max(1) as u128;
-    let new = |len: usize| {
-        // Expected entries of this share, from the header's count (bounded by the bytes).
-        let share = (h.entries as u128 * len as u128 / data_len) as usize + 16;
-        let share = if lines.mirrors() { share * 2 } else { share };
-        Entries::<T, I>::with_capacity(2, share)
-    };
-    let parse = |s: &[u8], line: usize, q: usize, c: &mut Entries<T, I>| lines.parse(s, line, q, c);
-    let parts = parse_parallel(
+    let merged = parse_parallel::<T, I>(
         FORMAT,
         ctx.bytes,
         ctx.data.clone(),
         opts.threads,
         b'%',
         opts.progress,
-        new,
-        &parse,
+        lines.shape(),
+        &lines,
     )?;
-    let found: u64 = parts.iter().map(|c| c.lines).sum();
-    if found != h.entries {
-        return Err(ctx.count_error(found));
+    if merged.lines != h.entries {
+        return Err(ctx.count_error(merged.lines));
     }
-    let nnz: usize = parts.iter().map(Entries::len).sum();
-    expanded_limit(nnz as u64, opts.limits.max_nnz)?;
-    let merged = merge(2, parts);
+    expanded_limit(merged.values.len() as u64, opts.limits.max_nnz)?;
     let index = CooIndex::with_flag(
         IndexArray::from_vec(merged.coords),
         2,

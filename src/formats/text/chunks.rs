@@ -4,7 +4,7 @@
 
 use super::entries::Entries;
 use super::value::TextValue;
-use super::{parse_lines, LineError, ProgressCounter};
+use super::{parse_lines, LineParser, ProgressCounter};
 use crate::error::Result;
 use crate::formats::{EntryBatch, EntrySource};
 use crate::types::NativeIndex;
@@ -52,10 +52,7 @@ pub(crate) fn source<T, I, P>(job: TextChunks<T, I, P>) -> Box<dyn EntrySource>
 where
     T: TextValue,
     I: NativeIndex,
-    P: Fn(&[u8], usize, usize, &mut Entries<T, I>) -> Result<usize, LineError>
-        + Send
-        + Sync
-        + 'static,
+    P: LineParser<T, I> + Send + 'static,
 {
     let ndim = job.ndim;
     Box::new(Source {
@@ -72,10 +69,7 @@ impl<T, I, P> EntrySource for Source<T, I, P>
 where
     T: TextValue,
     I: NativeIndex,
-    P: Fn(&[u8], usize, usize, &mut Entries<T, I>) -> Result<usize, LineError>
-        + Send
-        + Sync
-        + 'static,
+    P: LineParser<T, I> + Send + 'static,
 {
     fn next_batch(&mut self) -> Option<Result<EntryBatch>> {
         if self.done {
@@ -120,8 +114,8 @@ where
             return None;
         }
         Some(Ok(EntryBatch {
-            coords: IndexArray::from_vec(sink.coords),
-            values: Buffer::from_vec(sink.values),
+            coords: IndexArray::from_vec(sink.store.coords),
+            values: Buffer::from_vec(sink.store.values),
             value_type: T::TYPE,
             ndim: job.ndim,
             end_offset: job.pos as u64,

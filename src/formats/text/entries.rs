@@ -1,39 +1,128 @@
 //! The entries a text reader collects from a run of lines (0-based coordinates and values,
-//! with what deciding the canonical flag needs), and the merge of the runs that several
-//! threads parsed, in file order.
+//! with what deciding the canonical flag needs), where they are stored ([`Store`]: vectors
+//! of their own, or a run's ranges of one shared output), and the verdict on the runs that
+//! several threads parsed, in file order.
 
 use super::value::TextValue;
+use crate::parallel::fill::{DenseWriter, Prefix};
 use crate::types::NativeIndex;
+use std::marker::PhantomData;
 
-/// The entries parsed from a run of lines.
-pub(crate) struct Entries<T, I> {
+/// Where a run's coordinates and values go.
+pub(crate) trait Store<T, I> {
+    /// Appends an entry of rank `N`; false (the store left as it was or partly written)
+    /// when there is no room.
+    fn push_n<const N: usize>(&mut self, coords: [I; N], value: T) -> bool;
+    /// Appends an entry of any rank; false when there is no room.
+    fn push(&mut self, coords: impl Iterator<Item = I>, value: T) -> bool;
+    /// The number of entries stored.
+    fn len(&self) -> usize;
+}
+
+/// Entries in vectors of their own (the batches of the chunked readers).
+pub(crate) struct Columns<T, I> {
     /// Coordinates, `ndim` per entry, entry after entry (row-major).
     pub coords: Vec<I>,
     /// Values, one per entry.
     pub values: Vec<T>,
+}
+
+impl<T, I> Store<T, I> for Columns<T, I> {
+    #[inline(always)]
+    fn push_n<const N: usize>(&mut self, coords: [I; N], value: T) -> bool {
+        self.coords.extend(coords);
+        self.values.push(value);
+        true
+    }
+
+    #[inline]
+    fn push(&mut self, coords: impl Iterator<Item = I>, value: T) -> bool {
+        self.coords.extend(coords);
+        self.values.push(value);
+        true
+    }
+
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+}
+
+/// Entries written into one part's ranges of the shared outputs of a whole-file read
+/// ([`crate::parallel::fill::fill_parallel_pair`]).
+pub(crate) struct Ranges<'a, T, I> {
+    /// The part's range of the coordinates.
+    pub coords: DenseWriter<'a, I>,
+    /// The part's range of the values.
+    pub values: DenseWriter<'a, T>,
+}
+
+impl<'a, T: Copy, I: Copy> Ranges<'a, T, I> {
+    /// The proofs of what the part wrote, coordinates then values.
+    pub fn finish(self) -> (Prefix<'a>, Prefix<'a>) {
+        (self.coords.finish_prefix(), self.values.finish_prefix())
+    }
+}
+
+impl<T: Copy, I: Copy> Store<T, I> for Ranges<'_, T, I> {
+    #[inline(always)]
+    fn push_n<const N: usize>(&mut self, coords: [I; N], value: T) -> bool {
+        self.coords.push_row(coords) && self.values.push(value)
+    }
+
+    #[inline]
+    fn push(&mut self, mut coords: impl Iterator<Item = I>, value: T) -> bool {
+        coords.all(|c| self.coords.push(c)) && self.values.push(value)
+    }
+
+    fn len(&self) -> usize {
+        self.values.initialised()
+    }
+}
+
+/// The entries parsed from a run of lines, and what is known of their order.
+pub(crate) struct Entries<T, I, S = Columns<T, I>> {
+    /// Where the coordinates and values are.
+    pub store: S,
     /// Entry lines parsed (a line and its symmetric mirror count once).
     pub lines: u64,
     /// Whether the entries are strictly increasing in row-major order.
     pub sorted: bool,
+    /// Whether an entry found the store full (which the readers size so that it cannot).
+    pub overflow: bool,
     /// The first entry's coordinates (empty while there is none).
     pub first: Vec<u64>,
     /// The last entry's coordinates.
     pub last: Vec<u64>,
     /// The largest coordinate of each dimension.
     pub max: Vec<u64>,
+    entries: PhantomData<fn() -> (T, I)>,
 }
 
 impl<T: TextValue, I: NativeIndex> Entries<T, I> {
-    /// No entries of rank `ndim`, with room for `capacity`.
+    /// No entries of rank `ndim`, in vectors with room for `capacity`.
     pub fn with_capacity(ndim: usize, capacity: usize) -> Self {
+        Entries::new(
+            ndim,
+            Columns {
+                coords: Vec::with_capacity(capacity.saturating_mul(ndim)),
+                values: Vec::with_capacity(capacity),
+            },
+        )
+    }
+}
+
+impl<T: TextValue, I: NativeIndex, S: Store<T, I>> Entries<T, I, S> {
+    /// No entries of rank `ndim`, to go to `store`.
+    pub fn new(ndim: usize, store: S) -> Self {
         Entries {
-            coords: Vec::with_capacity(capacity.saturating_mul(ndim)),
-            values: Vec::with_capacity(capacity),
+            store,
             lines: 0,
             sorted: true,
+            overflow: false,
             first: Vec::new(),
             last: vec![0; ndim],
             max: vec![0; ndim],
+            entries: PhantomData,
         }
     }
 
@@ -41,7 +130,7 @@ impl<T: TextValue, I: NativeIndex> Entries<T, I> {
     /// into the line parsers, where the rank is often a constant.)
     #[inline(always)]
     pub fn push(&mut self, key: &[u64], value: T) {
-        if self.values.is_empty() {
+        if self.store.len() == 0 {
             self.first = key.to_vec();
         } else if key <= self.last.as_slice() {
             self.sorted = false;
@@ -49,48 +138,87 @@ impl<T: TextValue, I: NativeIndex> Entries<T, I> {
         for ((m, l), &k) in self.max.iter_mut().zip(self.last.iter_mut()).zip(key) {
             *m = (*m).max(k);
             *l = k;
-            self.coords.push(I::from_u64(k).unwrap_or(I::usize_as(0)));
         }
-        self.values.push(value);
+        let zero = I::usize_as(0);
+        let coords = key.iter().map(|&k| I::from_u64(k).unwrap_or(zero));
+        if !self.store.push(coords, value) {
+            self.overflow = true;
+        }
     }
 
     /// [`Entries::push`] of an entry of rank `N`, the rank of these entries (the loops over
-    /// its coordinates unroll).
+    /// its coordinates unroll). The key comes by value and `last` is written one
+    /// coordinate at a time from it, so that the coordinates stay in registers.
     #[inline(always)]
-    pub fn push_n<const N: usize>(&mut self, key: &[u64; N], value: T) {
+    pub fn push_n<const N: usize>(&mut self, key: [u64; N], value: T) {
         let (Ok(last), Ok(max)) = (
             <&mut [u64; N]>::try_from(self.last.as_mut_slice()),
             <&mut [u64; N]>::try_from(self.max.as_mut_slice()),
         ) else {
-            return self.push(key, value);
+            return self.push(&key, value);
         };
-        if self.values.is_empty() {
+        if self.store.len() == 0 {
             self.first = key.to_vec();
-        } else if *key <= *last {
+        } else if key <= *last {
             self.sorted = false;
         }
-        for (m, &k) in max.iter_mut().zip(key) {
+        for ((m, l), k) in max.iter_mut().zip(last.iter_mut()).zip(key) {
             *m = (*m).max(k);
+            *l = k;
         }
-        *last = *key;
         let zero = I::usize_as(0);
-        self.coords
-            .extend(key.map(|k| I::from_u64(k).unwrap_or(zero)));
-        self.values.push(value);
+        if !self
+            .store
+            .push_n(key.map(|k| I::from_u64(k).unwrap_or(zero)), value)
+        {
+            self.overflow = true;
+        }
     }
 
     /// The number of entries.
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.store.len()
+    }
+
+    /// What the verdict on several runs needs of this one.
+    pub fn summary(&self) -> Summary {
+        Summary {
+            len: self.len(),
+            lines: self.lines,
+            sorted: self.sorted,
+            first: self.first.clone(),
+            last: self.last.clone(),
+            max: self.max.clone(),
+        }
     }
 }
 
-/// The runs of entries joined in order.
+/// What is known of a run of entries once parsed: how many, and their order.
+#[derive(Clone, Debug)]
+pub(crate) struct Summary {
+    /// Entries.
+    pub len: usize,
+    /// Entry lines.
+    pub lines: u64,
+    /// Whether the entries are strictly increasing in row-major order.
+    pub sorted: bool,
+    /// The first entry's coordinates.
+    pub first: Vec<u64>,
+    /// The last entry's coordinates.
+    pub last: Vec<u64>,
+    /// The largest coordinate of each dimension.
+    pub max: Vec<u64>,
+}
+
+/// The runs of a file, parsed into one pair of outputs.
 pub(crate) struct Merged<T, I> {
     /// Coordinates, `ndim` per entry, row-major.
     pub coords: Vec<I>,
     /// Values.
     pub values: Vec<T>,
+    /// Entry lines parsed.
+    #[cfg_attr(not(feature = "matrix-market"), allow(dead_code))] // checked against the header
+    pub lines: u64,
     /// Whether the entries are strictly increasing in row-major order.
     pub canonical: bool,
     /// The largest coordinate of each dimension (zeros when there is no entry).
@@ -98,17 +226,18 @@ pub(crate) struct Merged<T, I> {
     pub max: Vec<u64>,
 }
 
-/// Joins runs of rank `ndim` in order: the entries are canonical when every run is sorted
-/// and each run's first entry follows the last entry of the runs before it.
-pub(crate) fn merge<T: TextValue, I: NativeIndex>(
-    ndim: usize,
-    parts: Vec<Entries<T, I>>,
-) -> Merged<T, I> {
+/// The verdict on runs of rank `ndim` in file order: the entries are canonical when every
+/// run is sorted and each run's first entry follows the last entry of the runs before it.
+/// Returns the canonical flag, the largest coordinate of each dimension and the entry
+/// lines.
+pub(crate) fn verdict(ndim: usize, runs: &[Summary]) -> (bool, Vec<u64>, u64) {
     let mut max = vec![0u64; ndim];
     let mut canonical = true;
     let mut last: Option<&[u64]> = None;
-    for c in &parts {
-        if c.values.is_empty() {
+    let mut lines = 0;
+    for c in runs {
+        lines += c.lines;
+        if c.len == 0 {
             continue;
         }
         canonical &= c.sorted;
@@ -120,32 +249,5 @@ pub(crate) fn merge<T: TextValue, I: NativeIndex>(
             *m = (*m).max(x);
         }
     }
-    let (coords, values) = concat(parts, |c| (c.coords, c.values));
-    Merged {
-        coords,
-        values,
-        canonical,
-        max,
-    }
-}
-
-/// Joins the coordinate and value vectors of the chunks, in order: the first chunk's
-/// vectors grow to hold the others (a large allocation grows in place where the allocator
-/// can remap it), so only the later chunks are copied.
-pub(crate) fn concat<C, T: Copy, I: Copy>(
-    parts: Vec<C>,
-    split: impl Fn(C) -> (Vec<I>, Vec<T>),
-) -> (Vec<I>, Vec<T>) {
-    let mut parts = parts.into_iter().map(split);
-    let Some((mut coords, mut values)) = parts.next() else {
-        return (Vec::new(), Vec::new());
-    };
-    let rest: Vec<(Vec<I>, Vec<T>)> = parts.collect();
-    coords.reserve_exact(rest.iter().map(|p| p.0.len()).sum());
-    values.reserve_exact(rest.iter().map(|p| p.1.len()).sum());
-    for (c, v) in rest {
-        coords.extend_from_slice(&c);
-        values.extend_from_slice(&v);
-    }
-    (coords, values)
+    (canonical, max, lines)
 }

@@ -20,6 +20,9 @@ pub(crate) mod write;
 
 use super::Progress;
 use crate::error::{Error, ErrorKind, Location};
+use crate::parallel::fill::fill_parallel_pair;
+use crate::types::NativeIndex;
+use entries::{verdict, Entries, Merged, Ranges, Store};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use value::TextValue;
@@ -336,33 +339,37 @@ pub(crate) fn parse_value<T: TextValue>(s: &[u8], q: usize) -> Result<(T, usize)
     Ok((v, q + n))
 }
 
-/// Parses one entry line: given the input up to the end of the chunk, the offset of the
-/// line's first byte and of its first non-blank byte, adds what the line holds to the sink
-/// and returns the position after the line. (A type parameter of the loops over lines, so
-/// that the parser inlines into them.)
-pub(crate) trait LineParser<C>:
-    Fn(&[u8], usize, usize, &mut C) -> Result<usize, LineError> + Sync
-{
-}
-
-impl<C, F> LineParser<C> for F where
-    F: Fn(&[u8], usize, usize, &mut C) -> Result<usize, LineError> + Sync
-{
+/// The parser of one format's entry lines.
+pub(crate) trait LineParser<T, I>: Sync {
+    /// Parses the entry line starting at `line` (first non-blank byte at `q`) of `s`, the
+    /// input up to the end of the run, adds what it holds to `sink` and returns the
+    /// position after the line.
+    fn parse<S: Store<T, I>>(
+        &self,
+        s: &[u8],
+        line: usize,
+        q: usize,
+        sink: &mut Entries<T, I, S>,
+    ) -> Result<usize, LineError>;
 }
 
 /// Parses the entry lines of `range` of `bytes` into `sink`, skipping empty lines and
 /// comment lines (starting with `comment`), until the range ends or `full(sink)` holds
 /// after a line. Returns the position after the last line parsed. Reports the bytes
 /// parsed to `progress`.
-pub(crate) fn parse_lines<C>(
+pub(crate) fn parse_lines<T, I, S, P>(
     bytes: &[u8],
     range: Range<usize>,
     comment: u8,
-    sink: &mut C,
-    line: &impl LineParser<C>,
-    full: impl Fn(&C) -> bool,
+    sink: &mut Entries<T, I, S>,
+    line: &P,
+    full: impl Fn(&Entries<T, I, S>) -> bool,
     progress: &ProgressCounter<'_>,
-) -> Result<usize, LineError> {
+) -> Result<usize, LineError>
+where
+    S: Store<T, I>,
+    P: LineParser<T, I>,
+{
     let s = bytes.get(..range.end).unwrap_or_default();
     let mut p = range.start;
     let mut reported = p;
@@ -372,7 +379,7 @@ pub(crate) fn parse_lines<C>(
             p = next;
             continue;
         }
-        p = line(s, p, q, sink)?;
+        p = line.parse(s, p, q, sink)?;
         if progress.active() && p - reported >= PROGRESS_STEP {
             progress.add(p - reported);
             reported = p;
@@ -387,32 +394,120 @@ pub(crate) fn parse_lines<C>(
     Ok(p)
 }
 
+/// The number of newlines in `s`. (Counted in blocks of 64 bytes with one 8-bit counter
+/// per byte position, which the compiler turns into vector compares and adds; the
+/// counters are summed before any can pass 255.)
+pub(crate) fn count_newlines(s: &[u8]) -> usize {
+    const LANES: usize = 64;
+    let mut n = 0;
+    for run in s.chunks(255 * LANES) {
+        let mut counts = [0u8; LANES];
+        let blocks = run.chunks_exact(LANES);
+        n += blocks.remainder().iter().filter(|&&b| b == b'\n').count();
+        for block in blocks {
+            for (c, &b) in counts.iter_mut().zip(block) {
+                *c += u8::from(b == b'\n');
+            }
+        }
+        n += counts.iter().map(|&c| usize::from(c)).sum::<usize>();
+    }
+    n
+}
+
+/// At most how many entry lines `s` can hold when an entry line takes at least
+/// `min_line` bytes with its newline (the last line may lack one): no more than its lines,
+/// nor than its length allows.
+pub(crate) fn max_entry_lines(s: &[u8], min_line: usize) -> usize {
+    let lines = count_newlines(s) + usize::from(s.last().is_some_and(|&b| b != b'\n'));
+    lines.min((s.len() + 1) / min_line.max(1))
+}
+
+/// How the entry lines of a format map to entries, for sizing the outputs of
+/// [`parse_parallel`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LineShape {
+    /// The rank: coordinates per entry.
+    pub ndim: usize,
+    /// At most how many entries a line adds (2 where a symmetric entry is mirrored).
+    pub entries_per_line: usize,
+    /// The fewest bytes an entry line takes with its newline.
+    pub min_line: usize,
+}
+
 /// Parses the entry lines of `data` (a range of `bytes`) on up to `threads` threads (0:
-/// one per core), each on a share of whole lines with a sink made by `new` (given the
-/// share's length), and returns the sinks in file order. The first malformed line is an
-/// [`ErrorKind::Parse`] of `format` naming its line.
+/// one per core), each on a share of whole lines, into one pair of outputs: coordinates
+/// and values in file order, with the verdict on their order. The first malformed line is
+/// an [`ErrorKind::Parse`] of `format` naming its line.
+///
+/// Each share first counts its lines, which bounds its entries (`shape`); the outputs are
+/// reserved at the total of those bounds and every share writes its entries straight into
+/// its own ranges of them, so nothing is copied afterwards unless a share holds fewer
+/// entries than lines (blank lines, comments, unmirrored diagonal entries): then the
+/// shares after it move down.
 #[allow(clippy::too_many_arguments)] // the readers name each part of the job at the call
-pub(crate) fn parse_parallel<C: Send>(
+pub(crate) fn parse_parallel<T: TextValue, I: NativeIndex>(
     format: &'static str,
     bytes: &[u8],
     data: Range<usize>,
     threads: usize,
     comment: u8,
     progress: Option<Progress<'_>>,
-    new: impl Fn(usize) -> C + Sync,
-    line: &impl LineParser<C>,
-) -> crate::Result<Vec<C>> {
+    shape: LineShape,
+    line: &impl LineParser<T, I>,
+) -> crate::Result<Merged<T, I>> {
     let chunks = split_lines(bytes, data.clone(), resolve_threads(threads));
-    let progress = ProgressCounter::new(progress, data.start);
-    let results = run_chunks(&chunks, |range: Range<usize>| {
-        let mut sink = new(range.len());
-        parse_lines(bytes, range, comment, &mut sink, line, |_| false, &progress).map(|_| sink)
+    let counts = run_chunks(&chunks, |r: Range<usize>| {
+        max_entry_lines(bytes.get(r).unwrap_or_default(), shape.min_line)
     })?;
-    let mut parts = Vec::with_capacity(results.len());
-    for r in results {
-        parts.push(r.map_err(|e| e.into_error(format, bytes))?);
+    let mut value_bounds = Vec::with_capacity(chunks.len() + 1);
+    let mut total = 0usize;
+    value_bounds.push(0);
+    for c in counts {
+        total = c
+            .checked_mul(shape.entries_per_line)
+            .and_then(|c| total.checked_add(c))
+            .ok_or(ErrorKind::Overflow {
+                quantity: crate::Quantity::CooEntries,
+            })?;
+        value_bounds.push(total);
     }
-    Ok(parts)
+    let coord_bounds = value_bounds
+        .iter()
+        .map(|&b| b.checked_mul(shape.ndim))
+        .collect::<Option<Vec<usize>>>()
+        .ok_or(ErrorKind::Overflow {
+            quantity: crate::Quantity::CooEntries,
+        })?;
+    let coord_total = coord_bounds.last().copied().unwrap_or(0);
+    let progress = ProgressCounter::new(progress, data.start);
+    let (coords, values, runs) = fill_parallel_pair(
+        (coord_total, &coord_bounds),
+        (total, &value_bounds),
+        "text parsing",
+        |p, coords, values| {
+            let range = chunks.get(p).cloned().unwrap_or_default();
+            let mut sink = Entries::new(shape.ndim, Ranges { coords, values });
+            parse_lines(bytes, range, comment, &mut sink, line, |_| false, &progress)
+                .map_err(|e| e.into_error(format, bytes))?;
+            if sink.overflow {
+                return Err(ErrorKind::WorkerFailed {
+                    job: "text parsing",
+                }
+                .into());
+            }
+            let summary = sink.summary();
+            let (c, v) = sink.store.finish();
+            Ok((c, v, summary))
+        },
+    )?;
+    let (canonical, max, lines) = verdict(shape.ndim, &runs);
+    Ok(Merged {
+        coords,
+        values,
+        lines,
+        canonical,
+        max,
+    })
 }
 
 #[cfg(test)]
@@ -434,6 +529,46 @@ mod tests {
             return Err(());
         }
         Ok((v, p + n))
+    }
+
+    #[test]
+    fn newlines_counted_as_a_loop_counts_them() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for len in [
+            0,
+            1,
+            63,
+            64,
+            65,
+            255 * 64 - 1,
+            255 * 64,
+            255 * 64 + 1,
+            40_000,
+        ] {
+            // Sparse newlines, dense ones, and nothing but newlines (every lane's counter
+            // reaching 255 before the sum).
+            for every in [1u64, 2, 37] {
+                let s: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        if x.is_multiple_of(every) {
+                            b'\n'
+                        } else {
+                            b'7'
+                        }
+                    })
+                    .collect();
+                let naive = s.iter().filter(|&&b| b == b'\n').count();
+                assert_eq!(super::count_newlines(&s), naive, "{len} {every}");
+            }
+        }
+        assert_eq!(super::max_entry_lines(b"1 1 1\n2 2 2", 6), 2);
+        assert_eq!(super::max_entry_lines(b"1 1 1\n2 2 2\n", 6), 2);
+        assert_eq!(super::max_entry_lines(b"", 6), 0);
+        // Blank lines: bounded by the bytes, not the lines.
+        assert_eq!(super::max_entry_lines(b"\n\n\n\n\n\n\n", 6), 1);
     }
 
     #[test]

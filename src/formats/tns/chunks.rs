@@ -3,7 +3,6 @@
 use super::{layout, nnz_limit, ReadOptions, FORMAT};
 use crate::error::Result;
 use crate::formats::text::chunks::{source, TextChunks};
-use crate::formats::text::entries::Entries;
 use crate::formats::{EntriesHeader, EntryChunks, EntrySource};
 use arrow_buffer::Buffer;
 
@@ -54,9 +53,7 @@ pub fn read_chunks(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Ent
                     comment: b'#',
                     ndim: rank,
                     batch: options.chunk_entries,
-                    parse: move |s: &[u8], line: usize, q: usize, c: &mut Entries<T, I>| {
-                        lines.parse(s, line, q, c)
-                    },
+                    parse: lines,
                     check: Box::new(move |_, nnz, _, _| nnz_limit(nnz, max_nnz)),
                     entries: std::marker::PhantomData::<fn() -> (T, I)>,
                 })

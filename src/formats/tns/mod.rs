@@ -22,12 +22,12 @@ mod chunks;
 
 pub use chunks::read_chunks;
 
-use super::text::entries::{merge, Entries};
+use super::text::entries::{Entries, Store};
 use super::text::value::TextValue;
 use super::text::write::write_coo_lines;
 use super::text::{
     count_words, finish_line, parse_parallel, parse_u64, parse_value, skip_blanks, skip_empty,
-    LineError,
+    LineError, LineParser, LineShape,
 };
 use super::Progress;
 use crate::error::{fail, ErrorKind, Location, Result};
@@ -220,22 +220,21 @@ pub(super) struct TnsLines {
     index_type: IndexType,
 }
 
-impl TnsLines {
-    /// Parses the entry line starting at `line` (first non-blank byte at `q`) into `c`;
-    /// returns the position after the line. Ranks 2 to 4 read the coordinates into an
-    /// array of their length (the loops over them unroll).
+impl<T: TextValue, I: NativeIndex> LineParser<T, I> for TnsLines {
+    /// Ranks 2 to 4 read the coordinates into an array of their length (the loops over
+    /// them unroll).
     #[inline]
-    pub fn parse<T: TextValue, I: NativeIndex>(
+    fn parse<S: Store<T, I>>(
         &self,
         s: &[u8],
         line: usize,
         q: usize,
-        c: &mut Entries<T, I>,
+        c: &mut Entries<T, I, S>,
     ) -> Result<usize, LineError> {
         match self.rank {
-            2 => self.parse_n::<T, I, 2>(s, line, q, c),
-            3 => self.parse_n::<T, I, 3>(s, line, q, c),
-            4 => self.parse_n::<T, I, 4>(s, line, q, c),
+            2 => self.parse_n::<T, I, S, 2>(s, line, q, c),
+            3 => self.parse_n::<T, I, S, 3>(s, line, q, c),
+            4 => self.parse_n::<T, I, S, 4>(s, line, q, c),
             _ => {
                 // Any other rank: the coordinates on the stack up to rank 8.
                 let mut small = [0u64; 8];
@@ -254,20 +253,28 @@ impl TnsLines {
             }
         }
     }
+}
+
+impl TnsLines {
+    /// The fewest bytes an entry line takes: a digit per field, a blank between fields,
+    /// a newline.
+    fn min_line(&self) -> usize {
+        2 * (self.rank + 1)
+    }
 
     /// [`TnsLines::parse`] for lines of rank `N`, the rank of these lines.
     #[inline(always)]
-    fn parse_n<T: TextValue, I: NativeIndex, const N: usize>(
+    fn parse_n<T: TextValue, I: NativeIndex, S: Store<T, I>, const N: usize>(
         &self,
         s: &[u8],
         line: usize,
         q: usize,
-        c: &mut Entries<T, I>,
+        c: &mut Entries<T, I, S>,
     ) -> Result<usize, LineError> {
         let mut key = [0u64; N];
         let (v, p) = self.fields(s, line, q, &mut key)?;
         c.lines += 1;
-        c.push_n(&key, v);
+        c.push_n(key, v);
         Ok(p)
     }
 
@@ -365,21 +372,22 @@ fn read_typed<T: TextValue, I: NativeIndex>(
         );
     };
     let rank = lines.rank;
-    let new = |len: usize| Entries::<T, I>::with_capacity(rank, len / (rank * 4 + 8) + 16);
-    let parse = |s: &[u8], line: usize, q: usize, c: &mut Entries<T, I>| lines.parse(s, line, q, c);
-    let parts = parse_parallel(
+    let shape = LineShape {
+        ndim: rank,
+        entries_per_line: 1,
+        min_line: lines.min_line(),
+    };
+    let merged = parse_parallel::<T, I>(
         FORMAT,
         bytes,
         layout.first..bytes.len(),
         options.threads,
         b'#',
         options.progress,
-        new,
-        &parse,
+        shape,
+        &lines,
     )?;
-    let nnz: u64 = parts.iter().map(|c| c.len() as u64).sum();
-    nnz_limit(nnz, options.limits.max_nnz)?;
-    let merged = merge(rank, parts);
+    nnz_limit(merged.values.len() as u64, options.limits.max_nnz)?;
     let shape: Vec<usize> = match &options.shape {
         Some(s) => s.clone(),
         None => merged.max.iter().map(|&m| m as usize + 1).collect(),
