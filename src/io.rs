@@ -147,8 +147,10 @@ impl<W: Write> MessageWriter<W> {
         }
     }
 
-    /// Encodes and writes one message (vectored writes, the body is not copied); returns
-    /// the offset at which it starts.
+    /// Encodes and writes one message (vectored writes, the body is not copied on the way;
+    /// into a `Vec<u8>` or `&mut Vec<u8>`, the copy of
+    /// [`EncodedMessage::write_into`](crate::EncodedMessage::write_into)); returns the
+    /// offset at which it starts.
     pub fn write(&mut self, message: &Message) -> Result<u64> {
         let encoded = encode(message, &self.options)?;
         encoded.write_to(&mut self.inner)?;

@@ -634,6 +634,26 @@ fn every_flattening_gives_the_same_bytes() {
                 written[..] == vec[..],
                 "write_to_uninit, shift {shift}, prefix {prefix}"
             );
+            // `write_to` into a vector (recognised, appended as `write_into` appends), into
+            // a reference to one, and into writers that are not vectors.
+            let mut out = vec![7u8; prefix];
+            encoded.write_to(&mut out).unwrap();
+            assert!(out[prefix..] == vec[..], "write_to Vec, prefix {prefix}");
+            let mut out = vec![7u8; prefix];
+            encoded.write_to(&mut &mut out).unwrap();
+            assert!(
+                out[prefix..] == vec[..],
+                "write_to &mut Vec, prefix {prefix}"
+            );
+            let mut cursor = std::io::Cursor::new(vec![7u8; prefix]);
+            cursor.set_position(prefix as u64);
+            encoded.write_to(&mut cursor).unwrap();
+            assert!(cursor.get_ref()[prefix..] == vec[..], "write_to Cursor");
+            let mut dynamic = vec![7u8; prefix];
+            encoded
+                .write_to(&mut dynamic as &mut dyn std::io::Write)
+                .unwrap();
+            assert!(dynamic[prefix..] == vec[..], "write_to dyn Write");
         }
         let back = decode_message(&bytes, &ReadOptions::strict())
             .unwrap()
@@ -664,6 +684,31 @@ fn every_flattening_gives_the_same_bytes() {
     let coords: Vec<i64> = (0..nnz as i64).collect();
     let values: Vec<f64> = (0..nnz).map(|i| i as f64 + 1.0).collect();
     let s = SparseTensor::coo([nnz], coords, values).unwrap();
-    let encoded = encode(&s.into(), &WriteOptions::default()).unwrap();
+    let message: Message = s.into();
+    let encoded = encode(&message, &WriteOptions::default()).unwrap();
     assert!(encoded.to_bytes()[..] == encoded.to_vec()[..], "sparse");
+    // A `MessageWriter` over a vector, over a reference to one and over a cursor writes the
+    // same stream, at the same offsets.
+    let small: Message = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 3.0])
+        .unwrap()
+        .into();
+    let messages = [small.clone(), message, small];
+    let mut owned = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut target = vec![5u8; 8];
+    let mut borrowed = MessageWriter::new(&mut target, WriteOptions::default());
+    let mut cursor = MessageWriter::new(std::io::Cursor::new(Vec::new()), WriteOptions::default());
+    for m in &messages {
+        let at = owned.write(m).unwrap();
+        assert_eq!(borrowed.write(m).unwrap(), at);
+        assert_eq!(cursor.write(m).unwrap(), at);
+    }
+    let owned = owned.finish().unwrap();
+    borrowed.finish().unwrap();
+    let cursor = cursor.finish().unwrap().into_inner();
+    assert!(
+        owned == cursor,
+        "MessageWriter over a Vec and over a Cursor"
+    );
+    assert!(target[8..] == owned[..], "MessageWriter over a &mut Vec");
+    assert_eq!(target[..8], [5u8; 8]);
 }

@@ -141,8 +141,14 @@ impl EncodedMessage {
         Ok(copy::write_to_uninit(out, &self.slices()))
     }
 
-    /// Writes the message with vectored writes (the body is never copied).
+    /// Writes the message with vectored writes (the body is not copied on the way). A
+    /// writer that is a `Vec<u8>` (or a `&mut Vec<u8>`) gets the message appended as
+    /// [`EncodedMessage::write_into`] appends it.
     pub fn write_to<W: Write + ?Sized>(&self, w: &mut W) -> std::io::Result<()> {
+        if let Some(v) = copy::as_vec(w) {
+            self.write_into(v);
+            return Ok(());
+        }
         let slices = self.slices();
         let mut io: Vec<IoSlice> = slices.iter().map(|s| IoSlice::new(s)).collect();
         let mut rest: &mut [IoSlice] = &mut io;

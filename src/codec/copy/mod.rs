@@ -15,7 +15,10 @@
 //! `copy_from_slice`: there the C library uses cached stores, which suit data the caller is
 //! likely to read soon.
 
+mod sink;
 mod streaming;
+
+pub(super) use sink::as_vec;
 
 use std::mem::MaybeUninit;
 
