@@ -1,8 +1,10 @@
 //! Copying a message into one piece of memory: the strategy behind
 //! [`EncodedMessage::to_vec`](super::EncodedMessage::to_vec),
 //! [`write_into`](super::EncodedMessage::write_into),
-//! [`to_bytes`](super::EncodedMessage::to_bytes) and
-//! [`write_to_uninit`](super::EncodedMessage::write_to_uninit).
+//! [`to_bytes`](super::EncodedMessage::to_bytes),
+//! [`write_to_uninit`](super::EncodedMessage::write_to_uninit), and
+//! [`write_to`](super::EncodedMessage::write_to) when its writer is a vector
+//! ([`sink::as_vec`] recognises one).
 //!
 //! Every piece is copied once. Pieces of [`streaming::STREAMING_MIN`] bytes or more go
 //! through [`streaming::copy`], which on x86-64 stores with non-temporal stores in address
