@@ -10,10 +10,13 @@
 //! FROSTT file of the same entries. It times, best of `reps` runs, in process:
 //! - `mtx_read`: the file memory-mapped ([`arrow_tensor_ipc::map_file`], as the CLI reads
 //!   it) plus `formats::mtx::read` (default options, every core);
+//! - `mtx_read_small_pages`: the same with the huge-page advice for the outputs turned off
+//!   (`ARROW_TENSOR_IPC_HUGE_PAGES=0`), which shows what the advice is worth;
 //! - `mtx_parse_in_memory`: `formats::mtx::read` alone on the bytes already read (still
 //!   against scipy's time from the file, to show what the file read costs us);
 //! - `mtx_write`: `formats::mtx::write` of the matrix read to a file;
-//! - `tns_read` / `tns_write`: the same (memory-mapped) for `formats::tns::read` / `write`;
+//! - `tns_read` / `tns_read_small_pages` / `tns_write`: the same (memory-mapped) for
+//!   `formats::tns::read` / `write`;
 //!
 //! and runs `examples/common/scipy_mtx.py` in `.venv` to time `scipy.io.mmread` /
 //! `scipy.io.mmwrite` (scipy 1.17: fast_matrix_market, parallel C++) on the same file, and
@@ -98,6 +101,20 @@ fn rank3(m: &SparseTensor) -> SparseTensor {
     .expect("tensor")
 }
 
+/// Runs `f` with the huge-page advice for large outputs turned off (the crate's
+/// `ARROW_TENSOR_IPC_HUGE_PAGES=0`), for the rows that show what the advice is worth.
+fn small_pages<R>(f: impl FnOnce() -> R) -> R {
+    const ENV: &str = "ARROW_TENSOR_IPC_HUGE_PAGES";
+    let before = std::env::var_os(ENV);
+    std::env::set_var(ENV, "0");
+    let r = f();
+    match before {
+        Some(v) => std::env::set_var(ENV, v),
+        None => std::env::remove_var(ENV),
+    }
+    r
+}
+
 fn python() -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
     assert!(
@@ -164,6 +181,7 @@ fn main() {
             mtx::read(bytes, &mtx::ReadOptions::default()).expect("parse")
         };
         let read_s = best(reps, read_mtx);
+        let read_small_s = small_pages(|| best(reps, read_mtx));
         let in_memory = arrow_buffer::Buffer::from_vec(std::fs::read(&mtx).expect("read"));
         let parse_s = best(reps, || {
             mtx::read(in_memory.clone(), &mtx::ReadOptions::default()).expect("parse")
@@ -181,6 +199,7 @@ fn main() {
             tns::read(bytes, &tns::ReadOptions::default()).expect("parse")
         };
         let tns_read_s = best(reps, read_tns);
+        let tns_read_small_s = small_pages(|| best(reps, read_tns));
         let tensor = read_tns();
         let tns_out = dir.join(format!("ours_{nnz}.tns"));
         let tns_write_s = best(reps, || {
@@ -222,6 +241,14 @@ fn main() {
             "scipy.io.mmread",
         );
         row(
+            "mtx_read_small_pages",
+            nnz,
+            size(&mtx),
+            read_small_s,
+            f("mmread_s"),
+            "scipy.io.mmread",
+        );
+        row(
             "mtx_parse_in_memory",
             nnz,
             size(&mtx),
@@ -242,6 +269,14 @@ fn main() {
             nnz,
             size(&tns),
             tns_read_s,
+            f("tns_read_s"),
+            "pyarrow.csv.read_csv",
+        );
+        row(
+            "tns_read_small_pages",
+            nnz,
+            size(&tns),
+            tns_read_small_s,
             f("tns_read_s"),
             "pyarrow.csv.read_csv",
         );

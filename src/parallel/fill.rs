@@ -281,6 +281,7 @@ where
 {
     check_bounds(total, bounds)?;
     let mut out = try_with_capacity::<T>(total, "the dense output")?;
+    super::huge_pages::advise(out.spare_capacity_mut());
     let parts = bounds.len() - 1;
     let writers = writers(&mut out, bounds);
     // The number of elements of the part's range, matched to its proof.
@@ -386,6 +387,8 @@ where
     }
     let mut out_a = try_with_capacity::<A>(total_a, "the first output")?;
     let mut out_b = try_with_capacity::<B>(total_b, "the second output")?;
+    super::huge_pages::advise(out_a.spare_capacity_mut());
+    super::huge_pages::advise(out_b.spare_capacity_mut());
     let parts = bounds_a.len() - 1;
     let pairs: Vec<_> = writers(&mut out_a, bounds_a)
         .into_iter()

@@ -6,9 +6,11 @@
 //! [`std::thread::available_parallelism`] reports, at most [`MAX_THREADS`]. [`run_parts`]
 //! runs the parts of a job on scoped threads (the calling thread takes parts too) and
 //! turns a part that panics into [`ErrorKind::WorkerFailed`], whichever thread ran it.
-//! [`fill`] fills one output vector from several threads, each writing its own range.
+//! [`fill`] fills one output vector from several threads, each writing its own range, after
+//! [`huge_pages`] has advised the kernel to back a large one with huge pages.
 
 pub(crate) mod fill;
+mod huge_pages;
 
 use crate::error::{fail, ErrorKind, Result};
 use std::panic::{catch_unwind, AssertUnwindSafe};
