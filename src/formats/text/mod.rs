@@ -18,6 +18,8 @@ pub(crate) mod entries;
 pub(crate) mod value;
 pub(crate) mod write;
 
+pub(crate) use value::parse_u64;
+
 use super::Progress;
 use crate::error::{Error, ErrorKind, Location};
 use crate::parallel::fill::fill_parallel_pair;
@@ -217,30 +219,6 @@ pub(crate) fn ends_field(b: Option<&u8>) -> bool {
     matches!(b, None | Some(b' ' | b'\t' | b'\n' | b'\r'))
 }
 
-/// A mask with the high bit of every byte of `w` that is not an ASCII digit.
-#[inline(always)]
-fn non_digits(w: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // A byte is a digit when b - '0' < 10 without wrapping, i.e. when neither b - 0x30 nor
-    // b + 0x46 (which carries for b >= 0x3a) sets its high bit; bytes of 0x80 and above
-    // are non-digits through their own high bit.
-    let below = w.wrapping_sub(ONES * 0x30);
-    let above = w.wrapping_add(ONES * 0x46);
-    (below | above | w) & HIGH
-}
-
-/// The value of the first `n` (1..=7) bytes of `w`, all ASCII digits, first byte most
-/// significant.
-#[inline(always)]
-fn swar_digits(w: u64, n: usize) -> u64 {
-    // Move the digits to the top bytes; the bytes below become leading zeros.
-    let v = (w.wrapping_sub(0x3030_3030_3030_3030)) << (8 * (8 - n));
-    let v = (v & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(10 * 256 + 1) >> 8;
-    let v = (v & 0x00FF_00FF_00FF_00FF).wrapping_mul(100 * 65536 + 1) >> 16;
-    (v & 0x0000_FFFF_0000_FFFF).wrapping_mul(10000 * (1 << 32) + 1) >> 32
-}
-
 /// Checks that only blanks (and a `\r`) follow `p` up to the end of the line; returns the
 /// position after the newline.
 #[inline]
@@ -254,53 +232,6 @@ pub(crate) fn finish_line(s: &[u8], p: usize) -> Result<usize, &'static str> {
         Some(b'\n') => Ok(p + 1),
         Some(_) => Err("unexpected text after the last field"),
     }
-}
-
-/// Parses an unsigned decimal integer (digits only) at `p`, followed by a separator or the
-/// end of the line. Returns the value and the position after it.
-#[inline(always)]
-pub(crate) fn parse_u64(s: &[u8], p: usize) -> Result<(u64, usize), &'static str> {
-    // Up to 7 digits followed by a non-digit within the next 8 bytes (every coordinate
-    // below ten million): all digits converted at once.
-    if let Some(word) = s.get(p..p + 8) {
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(word);
-        let w = u64::from_le_bytes(bytes);
-        let n = (non_digits(w).trailing_zeros() / 8) as usize;
-        if (1..8).contains(&n) && ends_field(s.get(p + n)) {
-            return Ok((swar_digits(w, n), p + n));
-        }
-    }
-    parse_u64_bytewise(s, p)
-}
-
-/// [`parse_u64`] a byte at a time: longer numbers, the last bytes of the input and every
-/// error (out of line, so that the word-at-a-time path inlines into the line parsers).
-#[inline(never)]
-fn parse_u64_bytewise(s: &[u8], p: usize) -> Result<(u64, usize), &'static str> {
-    let mut v: u64 = 0;
-    let mut q = p;
-    while let Some(&b) = s.get(q) {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        v = v
-            .checked_mul(10)
-            .and_then(|v| v.checked_add(u64::from(d)))
-            .ok_or("integer too large")?;
-        q += 1;
-    }
-    if q == p {
-        return Err(match s.get(p) {
-            None | Some(b'\n' | b'\r') => "line ends early: a field is missing",
-            Some(_) => "not an unsigned integer",
-        });
-    }
-    if !ends_field(s.get(q)) {
-        return Err("not an unsigned integer");
-    }
-    Ok((v, q))
 }
 
 /// Whether the line whose first non-blank byte is at `q` holds no entry: it is empty, or a
@@ -513,24 +444,6 @@ pub(crate) fn parse_parallel<T: TextValue, I: NativeIndex>(
 #[cfg(test)]
 #[allow(clippy::indexing_slicing)]
 mod tests {
-    use super::parse_u64;
-
-    /// The byte-at-a-time definition the word-at-a-time path must agree with.
-    fn reference(s: &[u8], p: usize) -> Result<(u64, usize), ()> {
-        let n = s
-            .get(p..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        let digits = std::str::from_utf8(&s[p..p + n]).map_err(|_| ())?;
-        let v: u64 = digits.parse().map_err(|_| ())?;
-        if !super::ends_field(s.get(p + n)) {
-            return Err(());
-        }
-        Ok((v, p + n))
-    }
-
     #[test]
     fn newlines_counted_as_a_loop_counts_them() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -569,44 +482,5 @@ mod tests {
         assert_eq!(super::max_entry_lines(b"", 6), 0);
         // Blank lines: bounded by the bytes, not the lines.
         assert_eq!(super::max_entry_lines(b"\n\n\n\n\n\n\n", 6), 1);
-    }
-
-    #[test]
-    fn parse_u64_agrees_with_the_definition() {
-        let tails: [&[u8]; 8] = [b"", b" ", b"\t7", b"\n", b"\r\n", b"x", b"9", b".5"];
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for len in 0..22 {
-            for tail in tails {
-                for lead in [0usize, 1, 3] {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    let mut s = vec![b' '; lead];
-                    let digits = format!("{x}{x}");
-                    s.extend_from_slice(&digits.as_bytes()[..len.min(digits.len())]);
-                    s.extend_from_slice(tail);
-                    s.extend_from_slice(b"  123 ");
-                    let got = parse_u64(&s, lead).map_err(|_| ());
-                    assert_eq!(
-                        got,
-                        reference(&s, lead),
-                        "{:?}",
-                        String::from_utf8_lossy(&s)
-                    );
-                }
-            }
-        }
-        // Every byte value right after a short number.
-        for b in 0..=255u8 {
-            let s = [b'4', b'2', b, b' ', b' ', b' ', b' ', b' ', b' '];
-            assert_eq!(
-                parse_u64(&s, 0).map_err(|_| ()),
-                reference(&s, 0),
-                "byte {b}"
-            );
-        }
-        assert_eq!(parse_u64(b"0000000 ", 0), Ok((0, 7)));
-        assert_eq!(parse_u64(b"9999999 x", 0), Ok((9_999_999, 7)));
-        assert!(parse_u64(b"18446744073709551616 ", 0).is_err());
     }
 }
