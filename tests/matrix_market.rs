@@ -1024,6 +1024,81 @@ proptest! {
         }
     }
 
+    /// Entry lines of the plain shape `row column value\n` go through the reader's faster
+    /// path, every other line through the line-by-line one. The same file with a tab for the
+    /// first space of each line (which only the line-by-line path takes) must read to the same
+    /// tensor, or fail with the same error, whatever mixture of plain and other lines,
+    /// coordinates out of range, malformed values, symmetry, threads and batch sizes.
+    #[test]
+    fn plain_lines_read_as_the_line_by_line_path_reads_them(
+        field in 0usize..2,
+        symmetry in 0usize..3,
+        lines in proptest::collection::vec((0usize..12, 0u64..9, 0u64..9, 0usize..9), 0..150),
+        count_delta in 0usize..3,
+        strict in any::<bool>(),
+        expand in any::<bool>(),
+        threads in 1usize..4,
+        batch in 1usize..7,
+    ) {
+        let values = [
+            "1.5", "-2e3", "0.48058787404949177", "7", "1e400", "-0", "NaN", "abc", "1.5x",
+            "123456789012345678901234", "",
+        ];
+        let ints = ["1", "-2", "7", "0", "99999999999999999999", "x", "+3", "", "-0"];
+        let field_name = ["real", "integer"][field];
+        let mut entries = 0usize;
+        let mut body = String::new();
+        for &(form, r, c, v) in &lines {
+            let v = if field == 0 { values[v % values.len()] } else { ints[v % ints.len()] };
+            body.push_str(&match form {
+                0..=5 => { entries += 1; format!("{r} {c} {v}\n") }
+                6 => { entries += 1; format!("{r}\t{c} {v}\n") }
+                7 => { entries += 1; format!("{r} {c}  {v} \r\n") }
+                8 => { entries += 1; format!("0000000{r} {c} {v}\n") }
+                9 => "% a comment\n".to_string(),
+                10 => "\n".to_string(),
+                _ => { entries += 1; format!("{r} {c} {v}") }
+            });
+        }
+        let count = (entries + count_delta).saturating_sub(1);
+        let header = format!(
+            "%%MatrixMarket matrix coordinate {field_name} {}\n6 6 {count}\n",
+            ["general", "symmetric", "skew-symmetric"][symmetry]
+        );
+        // A tab for the first space of each line: the same bytes for the line-by-line path,
+        // which the faster one never takes (it wants a space after the row).
+        let tabbed: String = body.split_inclusive('\n').map(|l| l.replacen(' ', "\t", 1)).collect();
+        let plain = format!("{header}{body}").into_bytes();
+        let by_line = format!("{header}{tabbed}").into_bytes();
+        let validation = if strict {
+            arrow_tensor_ipc::Validation::Strict
+        } else {
+            arrow_tensor_ipc::Validation::Permissive
+        };
+        let options = mtx::ReadOptions::default()
+            .with_validation(validation)
+            .with_expand_symmetry(expand)
+            .with_threads(threads);
+        let outcome = |bytes: &[u8]| match read_mtx(bytes, &options) {
+            Ok(m) => {
+                let t = m.as_sparse().unwrap().clone();
+                let width = t.value_type().byte_width();
+                Ok((
+                    t.shape().to_vec(),
+                    t.index().clone(),
+                    t.values_buffer()[..t.nnz() * width].to_vec(),
+                ))
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        prop_assert_eq!(outcome(&plain), outcome(&by_line));
+        let chunked = |bytes: &[u8]| {
+            read_chunked_with(bytes, &options.clone().with_chunk_entries(batch))
+                .map_err(|e| e.to_string())
+        };
+        prop_assert_eq!(chunked(&plain), chunked(&by_line));
+    }
+
     #[test]
     fn mutated_files_never_panic(
         base in 0usize..4,

@@ -118,8 +118,15 @@ impl<'a, T: Copy> DenseWriter<'a, T> {
     /// `rows` ends or the range has no room for another whole row; extends the prefix by
     /// the rows written.
     #[inline]
-    // Used by the COO tables only.
-    #[cfg_attr(not(feature = "record-batch"), allow(dead_code))]
+    // Used by the COO tables and the text readers only.
+    #[cfg_attr(
+        not(any(
+            feature = "record-batch",
+            feature = "matrix-market",
+            feature = "frostt"
+        )),
+        allow(dead_code)
+    )]
     pub(crate) fn extend_rows<const N: usize>(&mut self, rows: impl Iterator<Item = [T; N]>) {
         let Some(tail) = self.buf.get_mut(self.init..) else {
             return;
@@ -137,8 +144,15 @@ impl<'a, T: Copy> DenseWriter<'a, T> {
     /// Writes `values` after the initialised prefix, one after the other, until they end or
     /// the range is full; extends the prefix by the values written.
     #[inline]
-    // Used by the COO tables only.
-    #[cfg_attr(not(feature = "record-batch"), allow(dead_code))]
+    // Used by the COO tables and the text readers only.
+    #[cfg_attr(
+        not(any(
+            feature = "record-batch",
+            feature = "matrix-market",
+            feature = "frostt"
+        )),
+        allow(dead_code)
+    )]
     pub(crate) fn extend(&mut self, values: impl Iterator<Item = T>) {
         let Some(tail) = self.buf.get_mut(self.init..) else {
             return;

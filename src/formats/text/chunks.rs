@@ -86,7 +86,7 @@ where
             job.comment,
             &mut sink,
             &job.parse,
-            |c| c.len() >= batch,
+            batch,
             &progress,
         );
         match parsed {

@@ -15,6 +15,14 @@ pub(crate) trait Store<T, I> {
     fn push_n<const N: usize>(&mut self, coords: [I; N], value: T) -> bool;
     /// Appends an entry of any rank; false when there is no room.
     fn push(&mut self, coords: impl Iterator<Item = I>, value: T) -> bool;
+    /// Appends `n` entries of rank `N`, their coordinates and values in order; false (the
+    /// store left as it was) when there is no room for all of them.
+    fn push_rows<const N: usize>(
+        &mut self,
+        n: usize,
+        coords: impl Iterator<Item = [I; N]>,
+        values: impl Iterator<Item = T>,
+    ) -> bool;
     /// The number of entries stored.
     fn len(&self) -> usize;
 }
@@ -39,6 +47,18 @@ impl<T, I> Store<T, I> for Columns<T, I> {
     fn push(&mut self, coords: impl Iterator<Item = I>, value: T) -> bool {
         self.coords.extend(coords);
         self.values.push(value);
+        true
+    }
+
+    #[inline(always)]
+    fn push_rows<const N: usize>(
+        &mut self,
+        _n: usize,
+        coords: impl Iterator<Item = [I; N]>,
+        values: impl Iterator<Item = T>,
+    ) -> bool {
+        self.coords.extend(coords.flatten());
+        self.values.extend(values);
         true
     }
 
@@ -72,6 +92,27 @@ impl<T: Copy, I: Copy> Store<T, I> for Ranges<'_, T, I> {
     #[inline]
     fn push(&mut self, mut coords: impl Iterator<Item = I>, value: T) -> bool {
         coords.all(|c| self.coords.push(c)) && self.values.push(value)
+    }
+
+    #[inline(always)]
+    fn push_rows<const N: usize>(
+        &mut self,
+        n: usize,
+        coords: impl Iterator<Item = [I; N]>,
+        values: impl Iterator<Item = T>,
+    ) -> bool {
+        let fits = |w: usize, len: usize, initialised: usize| {
+            n.checked_mul(w)
+                .is_some_and(|need| need <= len.saturating_sub(initialised))
+        };
+        if !fits(N, self.coords.len(), self.coords.initialised())
+            || !fits(1, self.values.len(), self.values.initialised())
+        {
+            return false;
+        }
+        self.coords.extend_rows(coords);
+        self.values.extend(values);
+        true
     }
 
     fn len(&self) -> usize {
@@ -170,6 +211,53 @@ impl<T: TextValue, I: NativeIndex, S: Store<T, I>> Entries<T, I, S> {
         if !self
             .store
             .push_n(key.map(|k| I::from_u64(k).unwrap_or(zero)), value)
+        {
+            self.overflow = true;
+        }
+    }
+
+    /// [`Entries::push_n`] of a run of entries of rank `N`, in order: `keys` and `values`
+    /// pair up. The order and the largest coordinates are worked out over the whole run
+    /// before its entries are stored.
+    #[inline(always)]
+    pub fn push_run<const N: usize>(&mut self, keys: &[[u64; N]], values: &[T]) {
+        let (Some(first), Some(end), Ok(last), Ok(max)) = (
+            keys.first(),
+            keys.last(),
+            <&mut [u64; N]>::try_from(self.last.as_mut_slice()),
+            <&mut [u64; N]>::try_from(self.max.as_mut_slice()),
+        ) else {
+            for (k, &v) in keys.iter().zip(values) {
+                self.push(k, v);
+            }
+            return;
+        };
+        // The key each one must follow: the last one stored, or for the first entry of
+        // all, itself (and so it is not compared).
+        let empty = self.store.len() == 0;
+        let mut prev = if empty { *first } else { *last };
+        if empty {
+            self.first = first.to_vec();
+        }
+        let mut sorted = self.sorted;
+        let mut top = *max;
+        for (i, k) in keys.iter().enumerate() {
+            sorted &= (empty && i == 0) | follows(k, &prev);
+            prev = *k;
+            for (m, &c) in top.iter_mut().zip(k) {
+                *m = (*m).max(c);
+            }
+        }
+        self.sorted = sorted;
+        *max = top;
+        *last = *end;
+        let zero = I::usize_as(0);
+        let coords = keys
+            .iter()
+            .map(|k| k.map(|c| I::from_u64(c).unwrap_or(zero)));
+        if !self
+            .store
+            .push_rows(keys.len(), coords, values.iter().copied())
         {
             self.overflow = true;
         }

@@ -18,7 +18,7 @@ pub(crate) mod entries;
 pub(crate) mod value;
 pub(crate) mod write;
 
-pub(crate) use value::parse_u64;
+pub(crate) use value::{parse_u64, plain_u64};
 
 use super::Progress;
 use crate::error::{Error, ErrorKind, Location};
@@ -270,6 +270,16 @@ pub(crate) fn parse_value<T: TextValue>(s: &[u8], q: usize) -> Result<(T, usize)
     Ok((v, q + n))
 }
 
+/// A value field at `q` that ends its line: the value and the position after the newline.
+/// `None` for anything else (a `\r`, trailing blanks, a malformed number), which
+/// [`parse_value`] and [`finish_line`] then handle.
+#[inline(always)]
+pub(crate) fn plain_value<T: TextValue>(s: &[u8], q: usize) -> Option<(T, usize)> {
+    let (v, n) = T::parse(s.get(q..)?).ok()?;
+    let end = q + n;
+    (s.get(end) == Some(&b'\n')).then_some((v, end + 1))
+}
+
 /// The parser of one format's entry lines.
 pub(crate) trait LineParser<T, I>: Sync {
     /// Parses the entry line starting at `line` (first non-blank byte at `q`) of `s`, the
@@ -282,19 +292,35 @@ pub(crate) trait LineParser<T, I>: Sync {
         q: usize,
         sink: &mut Entries<T, I, S>,
     ) -> Result<usize, LineError>;
+
+    /// Parses a run of lines starting at `p` (a line start) whose shape this parser has a
+    /// faster path for, adding at most `room` entries to `sink`, and returns the position
+    /// after the run: `p` itself when the line at `p` is not of that shape. Every line of
+    /// the run is accepted or rejected exactly as [`LineParser::parse`] would; the lines
+    /// after it are left to `parse`. By default there is no faster path.
+    #[inline]
+    fn parse_run<S: Store<T, I>>(
+        &self,
+        _s: &[u8],
+        p: usize,
+        _room: usize,
+        _sink: &mut Entries<T, I, S>,
+    ) -> Result<usize, LineError> {
+        Ok(p)
+    }
 }
 
 /// Parses the entry lines of `range` of `bytes` into `sink`, skipping empty lines and
-/// comment lines (starting with `comment`), until the range ends or `full(sink)` holds
-/// after a line. Returns the position after the last line parsed. Reports the bytes
-/// parsed to `progress`.
+/// comment lines (starting with `comment`), until the range ends or `sink` holds at least
+/// `limit` entries after a line. Returns the position after the last line parsed. Reports
+/// the bytes parsed to `progress`.
 pub(crate) fn parse_lines<T, I, S, P>(
     bytes: &[u8],
     range: Range<usize>,
     comment: u8,
     sink: &mut Entries<T, I, S>,
     line: &P,
-    full: impl Fn(&Entries<T, I, S>) -> bool,
+    limit: usize,
     progress: &ProgressCounter<'_>,
 ) -> Result<usize, LineError>
 where
@@ -305,17 +331,22 @@ where
     let mut p = range.start;
     let mut reported = p;
     while p < range.end {
-        let q = skip_blanks(s, p);
-        if let Some(next) = skip_empty(s, q, comment) {
-            p = next;
-            continue;
+        let run = line.parse_run(s, p, limit.saturating_sub(sink.store.len()), sink)?;
+        if run > p {
+            p = run;
+        } else {
+            let q = skip_blanks(s, p);
+            if let Some(next) = skip_empty(s, q, comment) {
+                p = next;
+                continue;
+            }
+            p = line.parse(s, p, q, sink)?;
         }
-        p = line.parse(s, p, q, sink)?;
         if progress.active() && p - reported >= PROGRESS_STEP {
             progress.add(p - reported);
             reported = p;
         }
-        if full(sink) {
+        if sink.store.len() >= limit {
             break;
         }
     }
@@ -418,8 +449,16 @@ pub(crate) fn parse_parallel<T: TextValue, I: NativeIndex>(
         |p, coords, values| {
             let range = chunks.get(p).cloned().unwrap_or_default();
             let mut sink = Entries::new(shape.ndim, Ranges { coords, values });
-            parse_lines(bytes, range, comment, &mut sink, line, |_| false, &progress)
-                .map_err(|e| e.into_error(format, bytes))?;
+            parse_lines(
+                bytes,
+                range,
+                comment,
+                &mut sink,
+                line,
+                usize::MAX,
+                &progress,
+            )
+            .map_err(|e| e.into_error(format, bytes))?;
             if sink.overflow {
                 return Err(ErrorKind::WorkerFailed {
                     job: "text parsing",

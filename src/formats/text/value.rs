@@ -67,6 +67,19 @@ pub(crate) fn parse_u64(s: &[u8], p: usize) -> Result<(u64, usize), &'static str
     parse_u64_bytewise(s, p)
 }
 
+/// An unsigned integer of 1 to 7 digits followed by one space, read from the 8 bytes at
+/// `p`: its value and the position after the space. `None` for anything else (more digits,
+/// another separator, fewer than 8 bytes left), which [`parse_u64`] then handles.
+#[inline(always)]
+pub(crate) fn plain_u64(s: &[u8], p: usize) -> Option<(u64, usize)> {
+    let word: [u8; 8] = s.get(p..p.wrapping_add(8))?.try_into().ok()?;
+    let w = u64::from_le_bytes(word);
+    let n = (non_digits(w).trailing_zeros() / 8) as usize;
+    // The byte after the digits, from the word itself (n is at most 8).
+    let after = w.checked_shr(8 * n as u32).unwrap_or(0) as u8;
+    (n > 0 && after == b' ').then(|| (swar_digits(w, n), p + n + 1))
+}
+
 /// [`parse_u64`] a byte at a time: longer numbers, the last bytes of the input and every
 /// error (out of line, so that the word-at-a-time path inlines into the line parsers).
 #[inline(never)]
