@@ -251,6 +251,85 @@ proptest! {
         prop_assert!(back.content_eq(&t));
     }
 
+    /// Entry lines of the plain shape `c1 .. cN value\n` (ranks 2 to 4) go through the
+    /// reader's faster path, every other line through the line-by-line one. The same file
+    /// with a tab for the first space of each line (which only the line-by-line path takes)
+    /// must read to the same tensor, or fail with the same error, whatever mixture of plain
+    /// and other lines, coordinates out of the shape or the index type, malformed values,
+    /// threads and batch sizes.
+    #[test]
+    fn plain_lines_read_as_the_line_by_line_path_reads_them(
+        rank in 1usize..6,
+        lines in proptest::collection::vec(
+            (0usize..30, proptest::collection::vec(0u64..9, 5), 0usize..60),
+            1..120,
+        ),
+        shaped in any::<bool>(),
+        narrow in any::<bool>(),
+        integer in any::<bool>(),
+        threads in 1usize..4,
+        batch in 1usize..7,
+    ) {
+        let values = [
+            "1.5", "-2e3", "0.48058787404949177", "7", "1e400", "-0", "NaN", "abc", "",
+        ];
+        let ints = ["1", "-2", "7", "0", "99999999999999999999", "x", "+3", "", "-0"];
+        let mut body = String::new();
+        for (form, key, v) in &lines {
+            // Mostly well-formed values, so that a run's coordinates are what decides.
+            let good = format!("{v}");
+            let v = match (integer, *v) {
+                (false, v) if v < values.len() => values[v],
+                (true, v) if v < ints.len() => ints[v],
+                _ => &good,
+            };
+            // Coordinates of 3 digits (beyond an 8-bit index type) where a line asks for it.
+            let key: Vec<String> = key[..rank]
+                .iter()
+                .map(|&k| if *form == 5 { format!("{}", k * 40) } else { k.to_string() })
+                .collect();
+            let key = key.join(" ");
+            body.push_str(&match form {
+                0..=5 | 12.. => format!("{key} {v}\n"),
+                6 => format!("{key}\t{v}\n"),
+                7 => format!("{key}  {v} \r\n"),
+                8 => format!("0000000{key} {v}\n"),
+                9 => "# a comment\n".to_string(),
+                10 => "\n".to_string(),
+                _ => format!("{key} {v}"),
+            });
+        }
+        // A tab for the first space of each line: the same bytes for the line-by-line path,
+        // which the faster one never takes (it wants a space after the first coordinate).
+        let tabbed: String = body.split_inclusive('\n').map(|l| l.replacen(' ', "\t", 1)).collect();
+        let mut options = tns::ReadOptions::default()
+            .with_threads(threads)
+            .with_value_type(if integer { ValueType::Int32 } else { ValueType::Float64 });
+        if shaped {
+            options = options.with_shape(vec![6; rank]);
+        }
+        if narrow {
+            options = options.with_index_type(IndexType::Int8);
+        }
+        let outcome = |bytes: &[u8]| {
+            read_frostt(bytes, &options)
+                .map(|t| {
+                    let width = t.value_type().byte_width();
+                    (
+                        t.shape().to_vec(),
+                        t.index().clone(),
+                        t.values_buffer()[..t.nnz() * width].to_vec(),
+                    )
+                })
+                .map_err(|e| e.to_string())
+        };
+        prop_assert_eq!(outcome(body.as_bytes()), outcome(tabbed.as_bytes()));
+        let chunked = |bytes: &[u8]| {
+            read_chunked(bytes, &options.clone().with_chunk_entries(batch)).map_err(|e| e.to_string())
+        };
+        prop_assert_eq!(chunked(body.as_bytes()), chunked(tabbed.as_bytes()));
+    }
+
     #[test]
     fn mutated_files_never_panic(
         edits in proptest::collection::vec((any::<usize>(), 0u8..3, any::<u8>()), 1..8),

@@ -12,10 +12,11 @@
 use super::{Field, Header, ReadOptions, Symmetry, FORMAT};
 use crate::error::{fail, Error, ErrorKind, Result};
 use crate::formats::text::entries::{Entries, Store};
+use crate::formats::text::run::Run;
 use crate::formats::text::value::TextValue;
 use crate::formats::text::{
     finish_line, line_of, next_line, parse_error, parse_parallel, parse_u64, parse_value,
-    plain_u64, plain_value, skip_blanks, LineError, LineParser, LineShape,
+    skip_blanks, LineError, LineParser, LineShape,
 };
 use crate::sparse::{CooIndex, CooOrder, SparseIndex, SparseTensor};
 use crate::types::NativeIndex;
@@ -174,9 +175,8 @@ impl<T: TextValue, I: NativeIndex> LineParser<T, I> for CoordinateLines {
         Ok(p)
     }
 
-    /// Up to [`RUN`] lines of the shape of [`plain_line`] are parsed first, then checked
-    /// and added: the parse loop holds nothing but the positions, and the loop that adds
-    /// the entries calls nothing out of line.
+    /// Runs of plain lines (general matrices of `real` and `integer` values): parsed
+    /// first, then checked and stored as a whole ([`Run`]).
     #[inline]
     fn parse_run<S: Store<T, I>>(
         &self,
@@ -185,84 +185,30 @@ impl<T: TextValue, I: NativeIndex> LineParser<T, I> for CoordinateLines {
         room: usize,
         c: &mut Entries<T, I, S>,
     ) -> Result<usize, LineError> {
-        let per_line = if self.mirror { 2 } else { 1 };
-        let most = (room / per_line).min(RUN);
-        let mut run = Run {
-            starts: [0; RUN],
-            keys: [[0; 2]; RUN],
-            values: [T::ZERO; RUN],
-        };
-        let mut n = 0;
-        let mut q = p;
-        for ((start, key), value) in run
-            .starts
-            .iter_mut()
-            .zip(&mut run.keys)
-            .zip(&mut run.values)
-            .take(most)
-        {
-            let Some((r, col, v, next)) = plain_line::<T>(s, q, self.pattern) else {
-                break;
-            };
-            *start = q;
-            // 0-based, as stored (a 0 wraps around, and so is out of range below).
-            *key = [r.wrapping_sub(1), col.wrapping_sub(1)];
-            *value = v;
-            q = next;
-            n += 1;
+        if self.pattern {
+            return Ok(p);
         }
-        let (keys, values) = (
-            run.keys.get(..n).unwrap_or_default(),
-            run.values.get(..n).unwrap_or_default(),
-        );
-        let in_range = keys.iter().fold(true, |ok, &[r, col]| {
-            ok & (r < self.rows) & (col < self.cols)
-        });
-        if in_range && !self.mirror && !self.skew {
-            c.lines += n as u64;
+        let per_line = if self.mirror { 2 } else { 1 };
+        let run = Run::<T, 2>::parse(s, p, room / per_line);
+        if run.within(&[self.rows, self.cols]) && !self.mirror && !self.skew {
+            let (keys, values) = run.entries();
+            c.lines += keys.len() as u64;
             c.push_run(keys, values);
         } else {
-            // Entry by entry: the mirrored entries, or the error of the first line out
-            // of range.
-            for ((&start, &[r, col]), &v) in run.starts.iter().zip(keys).zip(values) {
-                self.add(start, r.wrapping_add(1), col.wrapping_add(1), v, c)?;
+            // Line by line: the mirrored entries, or the error of the first line out of
+            // range.
+            for (start, [r, col], v) in run.lines() {
+                self.add(start, r, col, v, c)?;
             }
         }
-        Ok(q)
+        Ok(run.end)
     }
-}
-
-/// The most lines [`CoordinateLines`] parses as one run.
-const RUN: usize = 64;
-
-/// The fields of a run of lines: where each starts, its row and column, its value.
-struct Run<T> {
-    starts: [usize; RUN],
-    keys: [[u64; 2]; RUN],
-    values: [T; RUN],
-}
-
-/// The fields of the most common entry line, `row column value\n` with one space between
-/// fields and coordinates of at most 7 digits, starting at `q`: row, column, value and the
-/// position after the newline. `None` for any other line (and every line of a pattern
-/// matrix), which [`CoordinateLines::fields`] then parses, accepting it with the same
-/// fields or rejecting it. It reads each coordinate as one 8-byte word and tests each
-/// field's end once.
-#[inline(always)]
-fn plain_line<T: TextValue>(s: &[u8], q: usize, pattern: bool) -> Option<(u64, u64, T, usize)> {
-    if pattern {
-        return None;
-    }
-    let (r, q) = plain_u64(s, q)?;
-    let (col, q) = plain_u64(s, q)?;
-    let (v, q) = plain_value::<T>(s, q)?;
-    Some((r, col, v, q))
 }
 
 impl CoordinateLines {
     /// Parses the fields of the entry line at `q` (any blanks between them, a `\r` before
     /// the newline, the last line without one): row, column, value and the position after
-    /// the line. Out of line: the lines [`plain_line`] reads are the hot loop.
+    /// the line. Out of line: the plain lines a [`Run`] reads are the hot loop.
     #[inline(never)]
     fn fields<T: TextValue>(
         &self,

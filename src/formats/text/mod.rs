@@ -3,7 +3,8 @@
 //! a time), the loop over entry lines that skips blank and comment lines, the fields of a
 //! line, and turning a byte offset into the 1-based line number an error names. Numbers
 //! are in [`value`], the entries a reader collects and their canonical-order merge in
-//! [`entries`], the parallel writers in [`write`].
+//! [`entries`], the faster path for runs of plain lines in [`run`], the parallel writers in
+//! [`write`].
 
 // The readers handle untrusted bytes: no panicking shortcuts.
 #![deny(
@@ -15,10 +16,11 @@
 
 pub(crate) mod chunks;
 pub(crate) mod entries;
+pub(crate) mod run;
 pub(crate) mod value;
 pub(crate) mod write;
 
-pub(crate) use value::{parse_u64, plain_u64};
+pub(crate) use value::parse_u64;
 
 use super::Progress;
 use crate::error::{Error, ErrorKind, Location};
@@ -268,16 +270,6 @@ pub(crate) fn parse_value<T: TextValue>(s: &[u8], q: usize) -> Result<(T, usize)
         return Err("not a number");
     }
     Ok((v, q + n))
-}
-
-/// A value field at `q` that ends its line: the value and the position after the newline.
-/// `None` for anything else (a `\r`, trailing blanks, a malformed number), which
-/// [`parse_value`] and [`finish_line`] then handle.
-#[inline(always)]
-pub(crate) fn plain_value<T: TextValue>(s: &[u8], q: usize) -> Option<(T, usize)> {
-    let (v, n) = T::parse(s.get(q..)?).ok()?;
-    let end = q + n;
-    (s.get(end) == Some(&b'\n')).then_some((v, end + 1))
 }
 
 /// The parser of one format's entry lines.

@@ -69,7 +69,7 @@ pub(crate) fn parse_u64(s: &[u8], p: usize) -> Result<(u64, usize), &'static str
 
 /// An unsigned integer of 1 to 7 digits followed by one space, read from the 8 bytes at
 /// `p`: its value and the position after the space. `None` for anything else (more digits,
-/// another separator, fewer than 8 bytes left), which [`parse_u64`] then handles.
+/// another separator, fewer than 8 bytes left), which [`parse_u64`] handles.
 #[inline(always)]
 pub(crate) fn plain_u64(s: &[u8], p: usize) -> Option<(u64, usize)> {
     let word: [u8; 8] = s.get(p..p.wrapping_add(8))?.try_into().ok()?;

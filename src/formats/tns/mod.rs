@@ -23,6 +23,7 @@ mod chunks;
 pub use chunks::read_chunks;
 
 use super::text::entries::{Entries, Store};
+use super::text::run::Run;
 use super::text::value::TextValue;
 use super::text::write::write_coo_lines;
 use super::text::{
@@ -253,6 +254,24 @@ impl<T: TextValue, I: NativeIndex> LineParser<T, I> for TnsLines {
             }
         }
     }
+
+    /// Runs of plain lines of ranks 2 to 4: parsed first, then checked and stored as a
+    /// whole ([`Run`]).
+    #[inline]
+    fn parse_run<S: Store<T, I>>(
+        &self,
+        s: &[u8],
+        p: usize,
+        room: usize,
+        c: &mut Entries<T, I, S>,
+    ) -> Result<usize, LineError> {
+        match self.rank {
+            2 => self.run_n::<T, I, S, 2>(s, p, room, c),
+            3 => self.run_n::<T, I, S, 3>(s, p, room, c),
+            4 => self.run_n::<T, I, S, 4>(s, p, room, c),
+            _ => Ok(p),
+        }
+    }
 }
 
 impl TnsLines {
@@ -276,6 +295,37 @@ impl TnsLines {
         c.lines += 1;
         c.push_n(key, v);
         Ok(p)
+    }
+
+    /// [`TnsLines::parse_run`] for lines of rank `N`, the rank of these lines. A run whose
+    /// coordinates all lie within the bounds and the index type is stored as a whole;
+    /// otherwise its lines are parsed again one by one, which stores them up to the first
+    /// one out of range and gives that line's error.
+    #[inline(always)]
+    fn run_n<T: TextValue, I: NativeIndex, S: Store<T, I>, const N: usize>(
+        &self,
+        s: &[u8],
+        p: usize,
+        room: usize,
+        c: &mut Entries<T, I, S>,
+    ) -> Result<usize, LineError> {
+        let Ok(bounds) = <[u64; N]>::try_from(self.bound.as_slice()) else {
+            return Ok(p);
+        };
+        // A 0-based coordinate must be below its dimension's bound and at most the index
+        // type's largest value.
+        let limits = bounds.map(|b| b.min(self.index_max.saturating_add(1)));
+        let run = Run::<T, N>::parse(s, p, room);
+        if run.within(&limits) {
+            let (keys, values) = run.entries();
+            c.lines += keys.len() as u64;
+            c.push_run(keys, values);
+        } else {
+            for (start, _, _) in run.lines() {
+                self.parse_n::<T, I, S, N>(s, start, start, c)?;
+            }
+        }
+        Ok(run.end)
     }
 
     /// The fields of the entry line starting at `line` (first non-blank byte at `q`): its
