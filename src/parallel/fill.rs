@@ -114,57 +114,6 @@ impl<'a, T: Copy> DenseWriter<'a, T> {
         true
     }
 
-    /// Writes rows of `N` values after the initialised prefix, one after the other, until
-    /// `rows` ends or the range has no room for another whole row; extends the prefix by
-    /// the rows written.
-    #[inline]
-    // Used by the COO tables and the text readers only.
-    #[cfg_attr(
-        not(any(
-            feature = "record-batch",
-            feature = "matrix-market",
-            feature = "frostt"
-        )),
-        allow(dead_code)
-    )]
-    pub(crate) fn extend_rows<const N: usize>(&mut self, rows: impl Iterator<Item = [T; N]>) {
-        let Some(tail) = self.buf.get_mut(self.init..) else {
-            return;
-        };
-        let mut written = 0;
-        for (dst, row) in tail.chunks_exact_mut(N).zip(rows) {
-            for (d, v) in dst.iter_mut().zip(row) {
-                *d = MaybeUninit::new(v);
-            }
-            written += N;
-        }
-        self.init += written;
-    }
-
-    /// Writes `values` after the initialised prefix, one after the other, until they end or
-    /// the range is full; extends the prefix by the values written.
-    #[inline]
-    // Used by the COO tables and the text readers only.
-    #[cfg_attr(
-        not(any(
-            feature = "record-batch",
-            feature = "matrix-market",
-            feature = "frostt"
-        )),
-        allow(dead_code)
-    )]
-    pub(crate) fn extend(&mut self, values: impl Iterator<Item = T>) {
-        let Some(tail) = self.buf.get_mut(self.init..) else {
-            return;
-        };
-        let mut written = 0;
-        for (d, v) in tail.iter_mut().zip(values) {
-            *d = MaybeUninit::new(v);
-            written += 1;
-        }
-        self.init += written;
-    }
-
     /// The initialised prefix, to read.
     #[inline]
     #[allow(unsafe_code)]
@@ -198,6 +147,50 @@ impl<'a, T: Copy> DenseWriter<'a, T> {
             len: self.buf.len(),
             _range: PhantomData,
         })
+    }
+}
+
+/// The bulk writes, used by the COO tables and the text readers only.
+#[cfg_attr(
+    not(any(
+        feature = "record-batch",
+        feature = "matrix-market",
+        feature = "frostt"
+    )),
+    allow(dead_code)
+)]
+impl<T: Copy> DenseWriter<'_, T> {
+    /// Writes rows of `N` values after the initialised prefix, one after the other, until
+    /// `rows` ends or the range has no room for another whole row; extends the prefix by
+    /// the rows written.
+    #[inline]
+    pub(crate) fn extend_rows<const N: usize>(&mut self, rows: impl Iterator<Item = [T; N]>) {
+        let Some(tail) = self.buf.get_mut(self.init..) else {
+            return;
+        };
+        let mut written = 0;
+        for (dst, row) in tail.chunks_exact_mut(N).zip(rows) {
+            for (d, v) in dst.iter_mut().zip(row) {
+                *d = MaybeUninit::new(v);
+            }
+            written += N;
+        }
+        self.init += written;
+    }
+
+    /// Writes `values` after the initialised prefix, one after the other, until they end or
+    /// the range is full; extends the prefix by the values written.
+    #[inline]
+    pub(crate) fn extend(&mut self, values: impl Iterator<Item = T>) {
+        let Some(tail) = self.buf.get_mut(self.init..) else {
+            return;
+        };
+        let mut written = 0;
+        for (d, v) in tail.iter_mut().zip(values) {
+            *d = MaybeUninit::new(v);
+            written += 1;
+        }
+        self.init += written;
     }
 }
 

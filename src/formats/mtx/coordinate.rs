@@ -191,9 +191,7 @@ impl<T: TextValue, I: NativeIndex> LineParser<T, I> for CoordinateLines {
         let per_line = if self.mirror { 2 } else { 1 };
         let run = Run::<T, 2>::parse(s, p, room / per_line);
         if run.within(&[self.rows, self.cols]) && !self.mirror && !self.skew {
-            let (keys, values) = run.entries();
-            c.lines += keys.len() as u64;
-            c.push_run(keys, values);
+            run.add_to(c);
         } else {
             // Line by line: the mirrored entries, or the error of the first line out of
             // range.

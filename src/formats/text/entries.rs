@@ -188,24 +188,11 @@ impl<T: TextValue, I: NativeIndex, S: Store<T, I>> Entries<T, I, S> {
     }
 
     /// [`Entries::push`] of an entry of rank `N`, the rank of these entries (the loops over
-    /// its coordinates unroll). The key comes by value and `last` is written one
-    /// coordinate at a time from it, so that the coordinates stay in registers.
+    /// its coordinates unroll).
     #[inline(always)]
     pub fn push_n<const N: usize>(&mut self, key: [u64; N], value: T) {
-        let (Ok(last), Ok(max)) = (
-            <&mut [u64; N]>::try_from(self.last.as_mut_slice()),
-            <&mut [u64; N]>::try_from(self.max.as_mut_slice()),
-        ) else {
+        if !self.track(std::slice::from_ref(&key)) {
             return self.push(&key, value);
-        };
-        if self.store.len() == 0 {
-            self.first = key.to_vec();
-        } else {
-            self.sorted &= follows(&key, last);
-        }
-        for ((m, l), k) in max.iter_mut().zip(last.iter_mut()).zip(key) {
-            *m = (*m).max(k);
-            *l = k;
         }
         let zero = I::usize_as(0);
         if !self
@@ -216,21 +203,41 @@ impl<T: TextValue, I: NativeIndex, S: Store<T, I>> Entries<T, I, S> {
         }
     }
 
-    /// [`Entries::push_n`] of a run of entries of rank `N`, in order: `keys` and `values`
-    /// pair up. The order and the largest coordinates are worked out over the whole run
-    /// before its entries are stored.
+    /// [`Entries::push_n`] of a run of entries, in order: `keys` and `values` pair up.
     #[inline(always)]
     pub fn push_run<const N: usize>(&mut self, keys: &[[u64; N]], values: &[T]) {
-        let (Some(first), Some(end), Ok(last), Ok(max)) = (
-            keys.first(),
-            keys.last(),
-            <&mut [u64; N]>::try_from(self.last.as_mut_slice()),
-            <&mut [u64; N]>::try_from(self.max.as_mut_slice()),
-        ) else {
+        if !self.track(keys) {
             for (k, &v) in keys.iter().zip(values) {
                 self.push(k, v);
             }
             return;
+        }
+        let zero = I::usize_as(0);
+        let coords = keys
+            .iter()
+            .map(|k| k.map(|c| I::from_u64(c).unwrap_or(zero)));
+        if !self
+            .store
+            .push_rows(keys.len(), coords, values.iter().copied())
+        {
+            self.overflow = true;
+        }
+    }
+
+    /// Takes the keys of rank `N` about to be stored, in order, into what is known of the
+    /// entries (the first key, the order, the last key, the largest coordinates), worked out
+    /// over the whole slice with the running state in locals. False (nothing taken) when
+    /// these entries are not of rank `N`.
+    #[inline(always)]
+    fn track<const N: usize>(&mut self, keys: &[[u64; N]]) -> bool {
+        let (Ok(last), Ok(max)) = (
+            <&mut [u64; N]>::try_from(self.last.as_mut_slice()),
+            <&mut [u64; N]>::try_from(self.max.as_mut_slice()),
+        ) else {
+            return false;
+        };
+        let (Some(first), Some(end)) = (keys.first(), keys.last()) else {
+            return true;
         };
         // The key each one must follow: the last one stored, or for the first entry of
         // all, itself (and so it is not compared).
@@ -251,16 +258,7 @@ impl<T: TextValue, I: NativeIndex, S: Store<T, I>> Entries<T, I, S> {
         self.sorted = sorted;
         *max = top;
         *last = *end;
-        let zero = I::usize_as(0);
-        let coords = keys
-            .iter()
-            .map(|k| k.map(|c| I::from_u64(c).unwrap_or(zero)));
-        if !self
-            .store
-            .push_rows(keys.len(), coords, values.iter().copied())
-        {
-            self.overflow = true;
-        }
+        true
     }
 
     /// The number of entries.

@@ -7,7 +7,9 @@
 //! parser, which accepts a plain line with the same fields (or rejects it with the same
 //! error), so the path a line takes never changes what a read gives.
 
+use super::entries::{Entries, Store};
 use super::value::{plain_u64, TextValue};
+use crate::types::NativeIndex;
 
 /// The most lines in one run.
 pub(crate) const RUN: usize = 64;
@@ -75,6 +77,15 @@ impl<T: TextValue, const N: usize> Run<T, N> {
         self.entries().0.iter().fold(true, |ok, key| {
             key.iter().zip(bounds).fold(ok, |ok, (&k, &b)| ok & (k < b))
         })
+    }
+
+    /// Adds the run's entries to `sink`, a line each, once the run has passed the format's
+    /// checks.
+    #[inline(always)]
+    pub fn add_to<I: NativeIndex, S: Store<T, I>>(&self, sink: &mut Entries<T, I, S>) {
+        let (keys, values) = self.entries();
+        sink.lines += keys.len() as u64;
+        sink.push_run(keys, values);
     }
 
     /// The lines one by one: where each starts, its 1-based coordinates as written, its

@@ -317,9 +317,7 @@ impl TnsLines {
         let limits = bounds.map(|b| b.min(self.index_max.saturating_add(1)));
         let run = Run::<T, N>::parse(s, p, room);
         if run.within(&limits) {
-            let (keys, values) = run.entries();
-            c.lines += keys.len() as u64;
-            c.push_run(keys, values);
+            run.add_to(c);
         } else {
             for (start, _, _) in run.lines() {
                 self.parse_n::<T, I, S, N>(s, start, start, c)?;
