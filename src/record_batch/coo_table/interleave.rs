@@ -2,6 +2,7 @@
 //! on several threads for large tables, with strict validation's row scan run on each block
 //! while it is in cache.
 
+use super::scan::{scan_columns, ColumnBounds};
 use super::shares;
 use crate::error::{fail, ErrorKind, Result};
 use crate::parallel::fill::{fill_parallel_with, DenseWriter};
@@ -12,20 +13,21 @@ use arrow_array::{Array, RecordBatch};
 use arrow_buffer::Buffer;
 
 /// Appends a block of coordinate columns to `out` as rows of a row-major coordinate matrix
-/// of type `F`: the values as they are when the types agree, else each coordinate above
+/// of type `F`: the values as they are when the types agree or the block is known to be in
+/// bounds (`clamp` is `None`: `F` holds every coordinate then), else each coordinate above
 /// `clamp` (negative ones included) written as `clamp`.
 fn interleave_block<I: NativeIndex, F: NativeIndex>(
     out: &mut DenseWriter<'_, F>,
     cols: &[&[I]],
-    clamp: u64,
+    clamp: Option<u64>,
 ) {
-    if I::TYPE == F::TYPE {
+    let Some(clamp) = clamp.filter(|_| I::TYPE != F::TYPE) else {
         interleave_with(out, cols, |v: I| F::usize_as(v.as_usize()));
-    } else {
-        interleave_with(out, cols, |v: I| {
-            F::usize_as((v.as_index() as u64).min(clamp) as usize)
-        });
-    }
+        return;
+    };
+    interleave_with(out, cols, |v: I| {
+        F::usize_as((v.as_index() as u64).min(clamp) as usize)
+    });
 }
 
 /// [`interleave_block`] with the cast of each coordinate.
@@ -143,9 +145,14 @@ pub(super) fn interleave<I: NativeIndex, F: NativeIndex>(
     Ok((Buffer::from_vec(out), checked))
 }
 
-/// Interleaves a share of the coordinate columns into `out` block by block, running
-/// strict validation's row scan ([`kernels::coo_row_major_scan`]) on each block just
-/// written when `scan`: whether all rows are in bounds and strictly increase.
+/// Rows per block of [`interleave_and_scan`]: the block's columns and its part of the
+/// output stay in L1 between the scan and the interleaving.
+const BLOCK_ROWS: usize = 2048;
+
+/// Interleaves a share of the coordinate columns into `out` block by block; when `scan`
+/// (ranks 1 to 4), it first runs strict validation's row scan on each block's columns
+/// ([`scan_columns`]): whether all rows are in bounds and strictly increase, as
+/// [`kernels::coo_row_major_scan`] decides them on the interleaved rows.
 fn interleave_and_scan<I: NativeIndex, F: NativeIndex>(
     out: &mut DenseWriter<'_, F>,
     cols: &[&[I]],
@@ -153,29 +160,182 @@ fn interleave_and_scan<I: NativeIndex, F: NativeIndex>(
     scan: bool,
     clamp: u64,
 ) -> (bool, bool) {
-    let ndim = cols.len();
-    if !scan || ndim == 0 {
-        interleave_block(out, cols, clamp);
-        return (true, true);
+    match (scan, cols) {
+        (true, &[a]) => scan_blocks(out, [a], shape, clamp),
+        (true, &[a, b]) => scan_blocks(out, [a, b], shape, clamp),
+        (true, &[a, b, c]) => scan_blocks(out, [a, b, c], shape, clamp),
+        (true, &[a, b, c, d]) => scan_blocks(out, [a, b, c, d], shape, clamp),
+        _ => {
+            interleave_block(out, cols, Some(clamp));
+            (true, true)
+        }
     }
-    let rows = kernels::coo_block_rows::<F>(ndim);
-    let total = out.len() / ndim;
-    let (mut in_bounds, mut increasing) = (true, true);
+}
+
+/// [`interleave_and_scan`] for rank `N`: each block's columns are scanned, then
+/// interleaved into `out`, while they are in cache.
+fn scan_blocks<I: NativeIndex, F: NativeIndex, const N: usize>(
+    out: &mut DenseWriter<'_, F>,
+    cols: [&[I]; N],
+    shape: &[usize],
+    clamp: u64,
+) -> (bool, bool) {
+    let rows = cols.iter().map(|c| c.len()).min().unwrap_or(0);
+    let bounds = ColumnBounds::<I, N>::new(shape);
+    let (mut in_bounds, mut increasing) = (true, bounds.ordered);
     let mut r0 = 0;
-    while r0 < total {
-        let r1 = (r0 + rows).min(total);
-        let part: Vec<&[I]> = cols
-            .iter()
-            .map(|c| c.get(r0..r1).unwrap_or_default())
-            .collect();
-        interleave_block(out, &part, clamp);
-        // The block's rows and the pair straddling the block before.
-        let from = r0.saturating_sub(1) * ndim;
-        let rows = out.written().get(from..r1 * ndim).unwrap_or_default();
-        let (b, inc) = kernels::coo_row_major_scan(rows, shape, true);
+    while r0 < rows {
+        let r1 = (r0 + BLOCK_ROWS).min(rows);
+        // The block's rows, and the pair straddling the block before.
+        let block = cols.map(|c| c.get(r0..r1).unwrap_or_default());
+        let from = r0.saturating_sub(1);
+        let (b, inc) = scan_columns(
+            &bounds,
+            block,
+            cols.map(|c| c.get(from..r1).unwrap_or_default()),
+        );
         in_bounds &= b;
         increasing &= inc;
+        // A block in bounds fits `F` as it is.
+        interleave_block(out, &block, (!b).then_some(clamp));
         r0 = r1;
     }
+    if rows == 0 {
+        in_bounds = true;
+    }
     (in_bounds, increasing)
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used)]
+mod tests {
+    use super::interleave;
+    use crate::{IndexType, NativeIndex};
+    use arrow_array::{ArrayRef, Int16Array, RecordBatch};
+    use std::sync::Arc;
+
+    /// What the interleaving must give, by definition: the rows (of `F`, each coordinate
+    /// above the largest size, or negative, written as that size unless the types agree),
+    /// and `Some(increasing)` exactly when there are rows and every coordinate lies inside
+    /// the shape.
+    fn by_definition<F: NativeIndex>(cols: &[Vec<i16>], shape: &[usize]) -> (Vec<F>, Option<bool>) {
+        let rows = cols.first().map_or(0, Vec::len);
+        let clamp = shape.iter().max().map_or(0, |&d| d as i64);
+        let row = |i: usize| -> Vec<i16> { cols.iter().map(|c| c[i]).collect() };
+        let mut out = Vec::new();
+        for i in 0..rows {
+            for v in row(i) {
+                let v = if F::TYPE == IndexType::Int16 || (0..=clamp).contains(&i64::from(v)) {
+                    i64::from(v)
+                } else {
+                    clamp
+                };
+                out.push(F::usize_as(v as usize));
+            }
+        }
+        let in_bounds = (0..rows).all(|i| {
+            row(i)
+                .iter()
+                .zip(shape)
+                .all(|(&v, &d)| v >= 0 && (v as usize) < d)
+        });
+        let increasing = (1..rows).all(|i| row(i - 1) < row(i));
+        (out, (rows > 0 && in_bounds).then_some(increasing))
+    }
+
+    fn table(cols: &[Vec<i16>]) -> RecordBatch {
+        let arrays: Vec<(String, ArrayRef)> = cols
+            .iter()
+            .enumerate()
+            .map(|(d, c)| {
+                let a: ArrayRef = Arc::new(Int16Array::from(c.clone()));
+                (format!("dim_{d}"), a)
+            })
+            .collect();
+        RecordBatch::try_from_iter(arrays).unwrap()
+    }
+
+    fn check<F: NativeIndex>(cols: &[Vec<i16>], shape: &[usize]) {
+        let (buffer, checked) =
+            interleave::<i16, F>(&table(cols), shape, IndexType::Int16).unwrap();
+        let (want, want_checked) = by_definition::<F>(cols, shape);
+        assert_eq!(checked, want_checked, "shape {shape:?}");
+        assert_eq!(buffer.typed_data::<F>(), want.as_slice(), "shape {shape:?}");
+    }
+
+    /// Rows in row-major order (strictly increasing, repeated or swapped now and then) and
+    /// coordinates pushed outside the shape, across blocks and thread shares, against the
+    /// definition.
+    #[test]
+    fn the_column_scan_agrees_with_its_definition() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m.max(1)
+        };
+        let mut cases: Vec<(usize, usize)> = (0..300).map(|k| (k % 4 + 1, 0)).collect();
+        cases.push((3, 300_000));
+        cases.push((2, 300_000));
+        for (ndim, big) in cases {
+            let shape: Vec<usize> = if big > 0 {
+                vec![if ndim == 2 { 1000 } else { 100 }; ndim]
+            } else {
+                (0..ndim)
+                    .map(|_| match next(40) {
+                        0 => 0,
+                        _ => next(5) as usize + 1 + next(2) as usize * 60,
+                    })
+                    .collect()
+            };
+            let cells: u64 = shape.iter().map(|&d| d as u64).product();
+            let mut rows = if big > 0 {
+                big
+            } else {
+                next(5000) as usize * next(2) as usize
+            };
+            if next(3) > 0 {
+                rows = rows.min(cells as usize);
+            }
+            // Strictly increasing positions while they fit the shape, then wrapping.
+            let stride = (cells / rows.max(1) as u64).max(1);
+            let mut cols = vec![Vec::with_capacity(rows); ndim];
+            for i in 0..rows as u64 {
+                let mut rest = (i * stride + next(stride)) % cells.max(1);
+                for d in (0..ndim).rev() {
+                    let size = shape[d].max(1) as u64;
+                    cols[d].push((rest % size) as i16);
+                    rest /= size;
+                }
+            }
+            for _ in 0..next(4) {
+                if rows == 0 {
+                    break;
+                }
+                let (d, i) = (next(ndim as u64) as usize, next(rows as u64) as usize);
+                cols[d][i] = match next(4) {
+                    0 => -1 - next(3) as i16,
+                    1 => shape[d] as i16 + next(3) as i16,
+                    2 => i16::MAX,
+                    _ => cols[d][(i + 1) % rows],
+                };
+            }
+            check::<i16>(&cols, &shape);
+            check::<i32>(&cols, &shape);
+            // A row repeated across a block's edge, or across the thread shares' edge.
+            for edge in [super::BLOCK_ROWS, rows / 2] {
+                if edge > 0 && edge < rows {
+                    let mut repeated = cols.clone();
+                    for c in &mut repeated {
+                        c[edge] = c[edge - 1];
+                    }
+                    check::<i32>(&repeated, &shape);
+                }
+            }
+            if shape.iter().all(|&d| d <= 127) {
+                check::<i8>(&cols, &shape);
+            }
+        }
+    }
 }

@@ -18,6 +18,7 @@ use serde_json::Value;
 mod csf_rows;
 mod from_table;
 mod interleave;
+mod scan;
 mod to_table;
 
 pub use from_table::{coo_table_to_sparse, coo_table_to_sparse_with};
