@@ -2,6 +2,7 @@
 //! row-major order: the levels of the tree built in one pass over the rows, on several
 //! threads for large tables (runs cut where the first coordinate changes, then joined).
 
+use super::scan::rows_increase;
 use super::{index_column, CooTableInfo};
 use crate::error::Result;
 use crate::{IndexArray, IndexType, NativeIndex, SparseIndex, SparseTensor};
@@ -100,8 +101,9 @@ fn csf_from_columns_as<I: NativeIndex, F: NativeIndex>(
 /// each dimension; the leaf column's bounds are the caller's). `reserve` rows of room are
 /// set aside in every level (address space, touched only as the level grows).
 ///
-/// `N` is the rank when it is known at compile time (each row is then read into an array
-/// and the loops over levels unroll), or 0 for any rank.
+/// `N` is the rank when it is known at compile time (2 to 4: the rows are then checked and
+/// the levels built block by block, [`Upper::open_blocks`]), or 0 for any rank (one row at
+/// a time).
 // Every row index is below `nnz`, the length of every column (checked first), and every
 // level below the rank, the number of columns and bounds (checked first): the indexing
 // stays in bounds. (The row loops index every column by the row number.)
@@ -129,24 +131,10 @@ fn csf_upper<I: NativeIndex, F: NativeIndex, const N: usize>(
         return Some((upper.indices, upper.indptr));
     }
     if N > 0 {
-        // Each column cut to `nnz` rows (its length, checked above), so that the row reads
-        // need no bounds checks.
+        // Each column cut to `nnz` rows (its length, checked above).
         let cols: [&[I]; N] = std::array::from_fn(|k| &cols[k][..nnz]);
-        let mut prev: [I; N] = std::array::from_fn(|k| cols[k][0]);
-        if !upper.open(0, 0, &prev, bounds) {
+        if !upper.open_blocks(cols, bounds) {
             return None;
-        }
-        for i in 1..nnz {
-            let row: [I; N] = std::array::from_fn(|k| cols[k][i]);
-            // The first level at which the row differs from the one before.
-            let mut d = 0;
-            while d < last && row[d] == prev[d] {
-                d += 1;
-            }
-            if row[d] <= prev[d] || (d < last && !upper.open(d, i, &row, bounds)) {
-                return None;
-            }
-            prev = row;
         }
     } else {
         let mut row: Vec<I> = cols.iter().map(|c| c[0]).collect();
@@ -217,6 +205,120 @@ impl<F: NativeIndex> Upper<F> {
         }
         true
     }
+}
+
+impl<F: NativeIndex> Upper<F> {
+    /// The upper levels of rows of rank `N` (`N - 1` levels), block by block of
+    /// [`CSF_BLOCK_ROWS`] rows: each block's rows are checked inside `bounds` and strictly
+    /// increasing (after the row before the block) by branch-free folds over its columns,
+    /// then every level opens its nodes at the rows where the coordinates up to its own
+    /// change. Those rows are found as bit masks of 64 rows, so the loop over rows has no
+    /// branch per row. `false` when a row is out of bounds or out of order.
+    fn open_blocks<I: NativeIndex, const N: usize>(
+        &mut self,
+        cols: [&[I]; N],
+        bounds: &[I],
+    ) -> bool {
+        let rows = cols.first().map_or(0, |c| c.len());
+        let levels = N - 1;
+        if self.indices.len() != levels || bounds.len() != N {
+            return false;
+        }
+        let zero = I::default();
+        // Nodes opened so far at each level (the pointers of the level above count them).
+        let mut opened = [0usize; N];
+        let mut r0 = 0;
+        while r0 < rows {
+            let r1 = (r0 + CSF_BLOCK_ROWS).min(rows);
+            let block = cols.map(|c| c.get(r0..r1).unwrap_or_default());
+            let in_bounds = block.iter().zip(bounds).fold(true, |ok, (c, &last)| {
+                ok & !c
+                    .iter()
+                    .fold(false, |bad, &v| bad | (v < zero) | (v > last))
+            });
+            let span = cols.map(|c| c.get(r0.saturating_sub(1)..r1).unwrap_or_default());
+            if !(in_bounds && rows_increase(span)) {
+                return false;
+            }
+            let mut m0 = r0;
+            while m0 < r1 {
+                let m1 = (m0 + 64).min(r1);
+                // Bit j of `masks[k]`: row `m0 + j` opens a node at level k (a coordinate up
+                // to k differs from the row before; the first row opens every level).
+                let mut masks = [0u64; N];
+                let mut changed = 0u64;
+                for (mask, c) in masks.iter_mut().zip(cols).take(levels) {
+                    changed |= if m0 == 0 {
+                        (differ(c.get(1..m1), c.get(..m1 - 1)) << 1) | 1
+                    } else {
+                        differ(c.get(m0..m1), c.get(m0 - 1..m1 - 1))
+                    };
+                    *mask = changed;
+                }
+                for k in 0..levels {
+                    let (Some(&mask), Some(c)) = (masks.get(k), cols.get(k)) else {
+                        return false;
+                    };
+                    let below = masks.get(k + 1).copied().unwrap_or(0);
+                    let base_below = opened.get(k + 1).copied().unwrap_or(0);
+                    let (Some(ix), Some(ptr)) = (self.indices.get_mut(k), self.indptr.get_mut(k))
+                    else {
+                        return false;
+                    };
+                    let mut bits = mask;
+                    while bits != 0 {
+                        let j = bits.trailing_zeros();
+                        let row = m0 + j as usize;
+                        // The children start where the level below stands at this row (the
+                        // row itself for the last upper level).
+                        let next = if k + 1 < levels {
+                            base_below + (below & ((1u64 << j) - 1)).count_ones() as usize
+                        } else {
+                            row
+                        };
+                        ix.push(F::usize_as(c.get(row).map_or(0, |v| v.as_usize())));
+                        ptr.push(F::usize_as(next));
+                        bits &= bits - 1;
+                    }
+                    if let Some(n) = opened.get_mut(k) {
+                        *n += mask.count_ones() as usize;
+                    }
+                }
+                m0 = m1;
+            }
+            r0 = r1;
+        }
+        true
+    }
+}
+
+/// Rows per block of [`Upper::open_blocks`] (a multiple of 64): a block's columns stay in
+/// L1 between its checks and the building of its levels.
+const CSF_BLOCK_ROWS: usize = 4096;
+
+/// Bit `j` set where `a[j] != b[j]` (up to 64 pairs; `None` counts as no pair). The
+/// comparisons fill one byte per pair (a loop that vectorises), then each eight bytes
+/// become eight bits ([`byte_bits`]).
+fn differ<I: PartialEq>(a: Option<&[I]>, b: Option<&[I]>) -> u64 {
+    let (a, b) = (a.unwrap_or_default(), b.unwrap_or_default());
+    let mut flags = [0u8; 64];
+    for (f, (x, y)) in flags.iter_mut().zip(a.iter().zip(b)) {
+        *f = u8::from(x != y);
+    }
+    flags
+        .chunks_exact(8)
+        .enumerate()
+        .fold(0u64, |m, (g, bytes)| {
+            let word = bytes.try_into().map_or(0, u64::from_le_bytes);
+            m | (byte_bits(word) << (8 * g))
+        })
+}
+
+/// The eight bytes of `word`, each 0 or 1, as eight bits (byte `i` to bit `i`): the
+/// multiplication adds byte `i`, shifted by `7 * (7 - i) + 7`, into bit `56 + i`, and no
+/// other product or carry reaches bits 56 to 63.
+fn byte_bits(word: u64) -> u64 {
+    word.wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
 /// Gives back the reservation of levels much shorter than it (a level filling a quarter or
@@ -355,4 +457,98 @@ fn csf_levels<I: NativeIndex, F: NativeIndex>(
     trim(&mut indices);
     trim(&mut indptr);
     Some((indices, indptr, leaves))
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::{byte_bits, csf_upper, differ, CSF_BLOCK_ROWS};
+
+    /// The block path (rank known at compile time) against the row-at-a-time path (rank 0)
+    /// on rows in row-major order, with rows repeated, swapped or pushed out of bounds at
+    /// random and at the edges of blocks and masks.
+    fn check(cols: &[Vec<i16>], bounds: &[i16], case: usize) {
+        let ndim = cols.len();
+        let c: Vec<&[i16]> = cols.iter().map(Vec::as_slice).collect();
+        let slow = csf_upper::<i16, i32, 0>(&c, bounds, 0);
+        let fast = match ndim {
+            2 => csf_upper::<i16, i32, 2>(&c, bounds, 0),
+            3 => csf_upper::<i16, i32, 3>(&c, bounds, 0),
+            _ => csf_upper::<i16, i32, 4>(&c, bounds, 0),
+        };
+        // The caller checks the leaves (which the row-at-a-time path leaves to it).
+        let leaves_inside = cols[ndim - 1].iter().all(|&v| v <= bounds[ndim - 1]);
+        if leaves_inside {
+            assert_eq!(fast, slow, "case {case}: bounds {bounds:?}");
+        } else {
+            assert_eq!(fast, None, "case {case}");
+        }
+    }
+
+    #[test]
+    fn both_row_paths_build_the_same_levels() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m.max(1)
+        };
+        for case in 0..240 {
+            let ndim = 2 + case % 3;
+            let shape: Vec<u64> = (0..ndim)
+                .map(|_| 1 + next(3) + next(3) * next(40))
+                .collect();
+            let cells: u64 = shape.iter().product();
+            let rows = (next(3 * CSF_BLOCK_ROWS as u64) + 1).min(cells);
+            let stride = (cells / rows).max(1);
+            let mut cols: Vec<Vec<i16>> = vec![Vec::new(); ndim];
+            for i in 0..rows {
+                let mut rest = (i * stride + next(stride)) % cells;
+                for d in (0..ndim).rev() {
+                    cols[d].push((rest % shape[d]) as i16);
+                    rest /= shape[d];
+                }
+            }
+            let rows = rows as usize;
+            let edges = [CSF_BLOCK_ROWS, 64, 128, next(rows as u64) as usize];
+            for _ in 0..next(3) {
+                let (d, at) = (next(ndim as u64) as usize, edges[next(4) as usize]);
+                if at == 0 || at >= rows {
+                    continue;
+                }
+                match next(3) {
+                    0 => (0..ndim).for_each(|k| cols[k][at] = cols[k][at - 1]),
+                    1 => (0..ndim).for_each(|k| cols[k].swap(at, at - 1)),
+                    _ => cols[d][at] = shape[d] as i16,
+                }
+            }
+            let bounds: Vec<i16> = shape.iter().map(|&n| n as i16 - 1).collect();
+            check(&cols, &bounds, case);
+            // A row repeated across a block's edge.
+            if rows > CSF_BLOCK_ROWS {
+                (0..ndim).for_each(|k| cols[k][CSF_BLOCK_ROWS] = cols[k][CSF_BLOCK_ROWS - 1]);
+                check(&cols, &bounds, case);
+            }
+        }
+    }
+
+    #[test]
+    fn byte_bits_gathers_every_pattern() {
+        for bits in 0u64..256 {
+            let word = (0..8).fold(0u64, |w, i| w | (((bits >> i) & 1) << (8 * i)));
+            assert_eq!(byte_bits(word), bits, "{bits:08b}");
+        }
+    }
+
+    #[test]
+    fn differ_marks_every_differing_pair() {
+        let a: Vec<u16> = (0..70).map(|i| (i * 7 % 5) as u16).collect();
+        let b: Vec<u16> = (0..70).map(|i| (i * 3 % 4) as u16).collect();
+        for len in [0, 1, 7, 8, 9, 63, 64, 70] {
+            let want = (0..len.min(64)).fold(0u64, |m, j| m | (u64::from(a[j] != b[j]) << j));
+            assert_eq!(differ(a.get(..len), b.get(..len)), want, "{len}");
+        }
+        assert_eq!(differ::<u16>(None, b.get(..9)), 0);
+    }
 }
