@@ -357,26 +357,38 @@ fn checked_minor<I: NativeIndex, F: NativeIndex>(
 /// `n + 1` is within [`Limits::max_index_len`] or the keys plus one (checked by the caller).
 fn counted_indptr<I: NativeIndex, F: NativeIndex>(keys: &[I], n: usize) -> Option<IndexArray> {
     let nnz = keys.len();
-    let mut indptr: Vec<F> = Vec::with_capacity(n.checked_add(1)?);
-    indptr.push(F::usize_as(0));
-    // Rows below `row` are complete. At position `k` a key `key` completes the rows from
-    // `row` up to `key` (exclusive): `k` keys lie in those rows and before.
-    let mut row = 0usize;
-    for (k, key) in keys.iter().enumerate() {
-        let key = usize::try_from(key.as_index()).ok()?;
-        if key != row {
-            if key < row || key >= n {
-                return None;
-            }
-            indptr.extend(std::iter::repeat_n(F::usize_as(k), key - row));
-            row = key;
-        }
-    }
-    if nnz > 0 && row >= n {
+    // Non-decreasing (a fold without an early exit, which vectorises) from a first key of at
+    // least 0 to a last key below `n`: every key then lies in `0..n`.
+    let sorted = keys
+        .iter()
+        .zip(keys.get(1..).unwrap_or_default())
+        .fold(true, |ok, (a, b)| ok & (a <= b));
+    let in_range = match (keys.first(), keys.last()) {
+        (Some(a), Some(b)) => a.as_index() >= 0 && (b.as_index() as u64) < n as u64,
+        _ => true,
+    };
+    if !(sorted && in_range) {
         return None;
     }
-    indptr.extend(std::iter::repeat_n(F::usize_as(nnz), n - row));
-    Some(IndexArray::from_vec(indptr))
+    let mut indptr: Vec<F> = Vec::with_capacity(n.checked_add(1)?);
+    indptr.push(F::usize_as(0));
+    // Entry `row + 1` is where the keys above `row` start: found from where the row before
+    // ended by a search that doubles its step, so that each row costs the logarithm of its
+    // own length.
+    let mut k = 0usize;
+    for row in 0..n {
+        let r = row as i64;
+        let rest = keys.get(k..).unwrap_or_default();
+        let mut hi = 1usize;
+        while rest.get(hi - 1).is_some_and(|v| v.as_index() <= r) {
+            hi = hi.saturating_mul(2);
+        }
+        let lo = hi / 2;
+        let window = rest.get(lo..hi.min(rest.len())).unwrap_or_default();
+        k += lo + window.partition_point(|v| v.as_index() <= r);
+        indptr.push(F::usize_as(k));
+    }
+    (k == nnz).then(|| IndexArray::from_vec(indptr))
 }
 
 #[cfg(test)]

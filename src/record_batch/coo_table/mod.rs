@@ -11,7 +11,6 @@ use super::extension::{json_strings, json_usizes};
 use crate::error::{ErrorKind, Result};
 use crate::{IndexArray, IndexType, NativeIndex, SparseFormat};
 use arrow_array::{Array, RecordBatch};
-use arrow_buffer::ArrowNativeType;
 use arrow_schema::Schema;
 use serde_json::Value;
 
@@ -196,25 +195,37 @@ pub fn coordinate_type(shape: &[usize]) -> IndexType {
     IndexType::narrowest_for(widest as u64)
 }
 
-/// `a` as an index array of type `to`: `a` itself when it has that type, else a copy
-/// (one pass for the range, one tight converting pass). `None` when a value is negative or
-/// does not fit `to`, or `a` is misaligned.
+/// `a` as an index array of type `to`: `a` itself when it has that type, else a copy made
+/// in one pass that also folds every value's bits together. `None` when a value is
+/// negative or does not fit `to`, or `a` is misaligned.
 fn cast_index(a: &IndexArray, to: IndexType) -> Option<IndexArray> {
     if a.index_type() == to {
         return Some(a.clone());
     }
-    crate::dispatch_index!(a.index_type(), S => {
-        let src = a.values::<S>()?;
-        let (lo, hi) = src
-            .iter()
-            .fold((0i64, 0i64), |(lo, hi), &v| (lo.min(v.as_index()), hi.max(v.as_index())));
-        if lo < 0 || hi as u64 > to.max_value() {
-            return None;
-        }
-        Some(crate::dispatch_index!(to, D => IndexArray::from_vec(
-            src.iter().map(|&v| D::usize_as(v.as_index() as usize)).collect::<Vec<D>>()
-        )))
-    })
+    crate::dispatch_index!(a.index_type(), S => crate::dispatch_index!(to, D => cast_values::<S, D>(a.values::<S>()?)))
+}
+
+/// `src` converted to `D`, or `None` when a value is negative or above `D`'s largest.
+fn cast_values<S: NativeIndex, D: NativeIndex>(src: &[S]) -> Option<IndexArray> {
+    // The largest value of every index type is `2^k - 1`: a value fits when its bits (a
+    // negative one sign-extended, so with its top bit set) lie below bit `k`, and all of
+    // them do exactly when the values' bits ORed together do. (From a signed type, bit 63
+    // marks a negative value, so it is never within the limit.)
+    let max = if S::TYPE.is_signed() {
+        D::TYPE.max_value().min(i64::MAX as u64)
+    } else {
+        D::TYPE.max_value()
+    };
+    debug_assert_eq!(max & max.wrapping_add(1), 0);
+    let mut bits = 0u64;
+    let out: Vec<D> = src
+        .iter()
+        .map(|&v| {
+            bits |= v.as_usize() as u64;
+            D::usize_as(v.as_usize())
+        })
+        .collect();
+    (bits <= max).then(|| IndexArray::from_vec(out))
 }
 
 /// Tables of at least this many rows are split, interleaved and rebuilt on several
@@ -255,4 +266,73 @@ fn index_column(table: &RecordBatch, d: usize, it: IndexType) -> Option<IndexArr
     )
     .ok()?;
     IndexArray::try_new(it, bytes).ok()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::cast_index;
+    use crate::{IndexArray, IndexType};
+    use arrow_buffer::Buffer;
+
+    const TYPES: [IndexType; 8] = [
+        IndexType::Int8,
+        IndexType::Int16,
+        IndexType::Int32,
+        IndexType::Int64,
+        IndexType::UInt8,
+        IndexType::UInt16,
+        IndexType::UInt32,
+        IndexType::UInt64,
+    ];
+
+    /// `values` (each representable in `t`) as an index array of type `t`.
+    fn array(t: IndexType, values: &[i128]) -> IndexArray {
+        let w = t.byte_width();
+        let bytes: Vec<u8> = values
+            .iter()
+            .flat_map(|v| v.to_le_bytes().into_iter().take(w))
+            .collect();
+        IndexArray::try_new(t, Buffer::from_vec(bytes)).unwrap()
+    }
+
+    fn range(t: IndexType) -> (i128, i128) {
+        let bits = 8 * t.byte_width() as u32;
+        if t.is_signed() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        }
+    }
+
+    /// Values at and around each type's limits, cast from every type to every other,
+    /// one at a time and all together, against the definition: kept when every value lies
+    /// in `0..=max` of the target, refused otherwise.
+    #[test]
+    fn casts_keep_values_that_fit_and_refuse_the_rest() {
+        let mut edges: Vec<i128> = vec![0, 1, 2, 3, -1, -2];
+        for t in TYPES {
+            let (lo, hi) = range(t);
+            edges.extend([lo, lo + 1, hi - 1, hi, hi + 1]);
+        }
+        for from in TYPES {
+            let (lo, hi) = range(from);
+            let mine: Vec<i128> = edges
+                .iter()
+                .copied()
+                .filter(|v| (lo..=hi).contains(v))
+                .collect();
+            for to in TYPES.into_iter().filter(|&t| t != from) {
+                let fits = |v: &i128| (0..=to.max_value() as i128).contains(v);
+                for v in &mine {
+                    let got = cast_index(&array(from, &[*v]), to);
+                    let want = fits(v).then(|| array(to, &[*v]));
+                    assert_eq!(got, want, "{v} from {from:?} to {to:?}");
+                }
+                let got = cast_index(&array(from, &mine), to);
+                let want = mine.iter().all(fits).then(|| array(to, &mine));
+                assert_eq!(got, want, "all from {from:?} to {to:?}");
+            }
+        }
+    }
 }
