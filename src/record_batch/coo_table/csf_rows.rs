@@ -2,7 +2,7 @@
 //! row-major order: the levels of the tree built in one pass over the rows, on several
 //! threads for large tables (runs cut where the first coordinate changes, then joined).
 
-use super::scan::rows_increase;
+use super::scan::{rows_increase, within};
 use super::{index_column, CooTableInfo};
 use crate::error::Result;
 use crate::{IndexArray, IndexType, NativeIndex, SparseIndex, SparseTensor};
@@ -224,18 +224,16 @@ impl<F: NativeIndex> Upper<F> {
         if self.indices.len() != levels || bounds.len() != N {
             return false;
         }
-        let zero = I::default();
         // Nodes opened so far at each level (the pointers of the level above count them).
         let mut opened = [0usize; N];
         let mut r0 = 0;
         while r0 < rows {
             let r1 = (r0 + CSF_BLOCK_ROWS).min(rows);
             let block = cols.map(|c| c.get(r0..r1).unwrap_or_default());
-            let in_bounds = block.iter().zip(bounds).fold(true, |ok, (c, &last)| {
-                ok & !c
-                    .iter()
-                    .fold(false, |bad, &v| bad | (v < zero) | (v > last))
-            });
+            let in_bounds = block
+                .iter()
+                .zip(bounds)
+                .fold(true, |ok, (c, &last)| ok & within(c, last));
             let span = cols.map(|c| c.get(r0.saturating_sub(1)..r1).unwrap_or_default());
             if !(in_bounds && rows_increase(span)) {
                 return false;
@@ -352,7 +350,6 @@ fn csf_levels<I: NativeIndex, F: NativeIndex>(
     let first = *cols.first()?;
     let leaf_col = *cols.last()?;
     let leaf_bound = *bounds.last()?;
-    let zero = I::from_u64(0)?;
     let nnz = first.len();
     if cols.len() < 2 || leaf_col.len() != nnz {
         return None;
@@ -391,10 +388,7 @@ fn csf_levels<I: NativeIndex, F: NativeIndex>(
         let (lo, hi) = (*cuts.get(p)?, *cuts.get(p + 1)?);
         let c: Vec<&[I]> = cols.iter().map(|c| c.get(lo..hi)).collect::<Option<_>>()?;
         let leaves = *c.last()?;
-        // A fold without an early exit, which vectorises.
-        let inside = leaves
-            .iter()
-            .fold(true, |ok, &v| ok & (v >= zero) & (v <= leaf_bound));
+        let inside = within(leaves, leaf_bound);
         let levels = if inside {
             upper(&c, if p == 0 { nnz } else { 0 })
         } else {

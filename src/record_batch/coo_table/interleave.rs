@@ -200,9 +200,6 @@ fn scan_blocks<I: NativeIndex, F: NativeIndex, const N: usize>(
         interleave_block(out, &block, (!b).then_some(clamp));
         r0 = r1;
     }
-    if rows == 0 {
-        in_bounds = true;
-    }
     (in_bounds, increasing)
 }
 

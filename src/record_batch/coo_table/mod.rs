@@ -275,17 +275,6 @@ mod tests {
     use crate::{IndexArray, IndexType};
     use arrow_buffer::Buffer;
 
-    const TYPES: [IndexType; 8] = [
-        IndexType::Int8,
-        IndexType::Int16,
-        IndexType::Int32,
-        IndexType::Int64,
-        IndexType::UInt8,
-        IndexType::UInt16,
-        IndexType::UInt32,
-        IndexType::UInt64,
-    ];
-
     /// `values` (each representable in `t`) as an index array of type `t`.
     fn array(t: IndexType, values: &[i128]) -> IndexArray {
         let w = t.byte_width();
@@ -311,18 +300,18 @@ mod tests {
     #[test]
     fn casts_keep_values_that_fit_and_refuse_the_rest() {
         let mut edges: Vec<i128> = vec![0, 1, 2, 3, -1, -2];
-        for t in TYPES {
+        for t in IndexType::ALL {
             let (lo, hi) = range(t);
             edges.extend([lo, lo + 1, hi - 1, hi, hi + 1]);
         }
-        for from in TYPES {
+        for from in IndexType::ALL {
             let (lo, hi) = range(from);
             let mine: Vec<i128> = edges
                 .iter()
                 .copied()
                 .filter(|v| (lo..=hi).contains(v))
                 .collect();
-            for to in TYPES.into_iter().filter(|&t| t != from) {
+            for to in IndexType::ALL.into_iter().filter(|&t| t != from) {
                 let fits = |v: &i128| (0..=to.max_value() as i128).contains(v);
                 for v in &mine {
                     let got = cast_index(&array(from, &[*v]), to);

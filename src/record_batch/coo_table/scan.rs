@@ -53,14 +53,19 @@ pub(super) fn scan_columns<I: NativeIndex, const N: usize>(
     let Some(lasts) = &bounds.lasts else {
         return (block.iter().all(|c| c.is_empty()), false);
     };
-    let zero = I::default();
-    let in_bounds = block.iter().zip(lasts).fold(true, |ok, (c, &last)| {
-        ok & !c
-            .iter()
-            .fold(false, |bad, &v| bad | (v < zero) | (v > last))
-    });
+    let in_bounds = block
+        .iter()
+        .zip(lasts)
+        .fold(true, |ok, (c, &last)| ok & within(c, last));
     let increasing = bounds.ordered && rows_increase(span);
     (in_bounds, increasing)
+}
+
+/// Every value of `c` lies in `0..=last` (a fold without an early exit, which vectorises).
+pub(super) fn within<I: NativeIndex>(c: &[I], last: I) -> bool {
+    let zero = I::default();
+    !c.iter()
+        .fold(false, |bad, &v| bad | (v < zero) | (v > last))
 }
 
 /// The pairs of adjacent values of `c`.
