@@ -770,6 +770,87 @@ fn large_csf_tensors_become_the_tables_of_their_coo_conversion() {
     assert!(back.content_eq(&by_content(&csf)));
 }
 
+/// CSF trees of every shape of node (one leaf to thousands, lengths around the short-node
+/// store, skipped stretches, nodes straddling the cut between thread shares) at ranks 2
+/// to 4, in index types narrower, wider and equal to the table's coordinate type, give
+/// the table of their COO conversion.
+#[test]
+fn irregular_csf_trees_give_the_tables_of_their_coo_conversion() {
+    use arrow_tensor_ipc::IndexType;
+    let nnz = 300_007usize;
+    let cases: [(&[usize], IndexType); 6] = [
+        (&[30_000, 6_000], IndexType::Int32),
+        (&[60, 900, 5_000], IndexType::Int64),
+        (&[60, 900, 5_000], IndexType::UInt32),
+        (&[3, 40_000, 40_000], IndexType::Int32),
+        (&[9, 10, 500, 5_000], IndexType::Int64),
+        (&[2, 3, 5_000, 1 << 20], IndexType::Int64),
+    ];
+    for (shape, it) in cases {
+        // Rows (all but the last dimension, in order) get a leaf count from a hash: mostly
+        // 1..=40, sometimes hundreds or thousands, sometimes none, and now and then a
+        // stretch of rows is skipped.
+        let cols = *shape.last().unwrap();
+        let rows: usize = shape[..shape.len() - 1].iter().product();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut cells = Vec::with_capacity(nnz);
+        let mut row = 0;
+        while cells.len() < nnz && row < rows {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let pick = (state >> 33) as usize;
+            let len = match pick % 8 {
+                0 => 0,
+                1..=5 => 1 + pick / 8 % 40,
+                6 => 1 + pick / 8 % 300,
+                _ => pick / 8 % 5_000,
+            }
+            .min(cols);
+            let step = cols / len.max(1);
+            cells.extend((0..len).map(|c| row * cols + c * step));
+            row += 1 + if pick % 16 == 15 {
+                pick / 16 % 1_000
+            } else {
+                0
+            };
+        }
+        let coords: Vec<i64> = cells
+            .iter()
+            .flat_map(|&cell| {
+                let mut rest = cell;
+                let mut row = vec![0i64; shape.len()];
+                for (d, &n) in shape.iter().enumerate().rev() {
+                    row[d] = (rest % n) as i64;
+                    rest /= n;
+                }
+                row
+            })
+            .collect();
+        let values: Vec<f64> = (0..cells.len()).map(|k| k as f64).collect();
+        let coo = SparseTensor::coo(shape, coords, values).unwrap();
+        let csf = arrow_tensor_ipc::convert::convert(
+            &coo,
+            SparseFormat::Csf,
+            &arrow_tensor_ipc::ConvertOptions::default().with_index_type(it),
+        )
+        .unwrap();
+        let table = sparse_to_coo_table(&csf).unwrap();
+        let reference = sparse_to_coo_table(&coo).unwrap();
+        assert_eq!(
+            table.schema().fields(),
+            reference.schema().fields(),
+            "{shape:?} {it:?}"
+        );
+        for d in 0..=shape.len() {
+            assert!(
+                table.column(d).to_data() == reference.column(d).to_data(),
+                "{shape:?} {it:?}: column {d}"
+            );
+        }
+    }
+}
+
 /// A one-row COO table (coordinates (0, 1), value 1.0, int64 columns) whose schema
 /// metadata is `meta`.
 fn claimed_table(meta: &str) -> RecordBatch {

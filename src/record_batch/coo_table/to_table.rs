@@ -145,11 +145,12 @@ fn csx_columns<I: NativeIndex>(t: &SparseTensor, c: &crate::CsxIndex) -> Option<
 
 /// The coordinate columns of a strictly validated CSF tensor in the identity axis order,
 /// in storage (tree, which is row-major) order, without a conversion: the leaf level's
-/// indices buffer is its dimension's column as it is (no copy), and every other level's
-/// indices are repeated over the leaves below each node (the levels split between threads
-/// for large tensors). `None` when the tensor is not validated, its axis order is not the
-/// identity, its index arrays are not all of type `I`, or its tree is inconsistent (the
-/// conversion path then handles it); [`ErrorKind::WorkerFailed`] when a thread fails.
+/// indices buffer is its dimension's column as it is (no copy when its type is `D`), and
+/// every other level's indices are repeated over the leaves below each node. Large tensors
+/// are cut into shares of leaves, one per thread, each filling its rows of every column.
+/// `None` when the tensor is not validated, its axis order is not the identity, its index
+/// arrays are not all of type `S`, or its tree is inconsistent (the conversion path then
+/// handles it); [`ErrorKind::WorkerFailed`] when a thread fails.
 fn csf_columns<S: NativeIndex, D: NativeIndex>(
     t: &SparseTensor,
     c: &crate::CsfIndex,
@@ -158,58 +159,112 @@ fn csf_columns<S: NativeIndex, D: NativeIndex>(
         return Ok(None);
     };
     let (nnz, indices) = (t.nnz(), c.indices());
-    // Every index lies inside the shape (the tensor is validated), whose every coordinate
-    // `D` holds: the casts are exact.
-    let expand = |k: usize| -> Option<Vec<D>> {
-        let ids = indices.get(k)?.values::<S>()?;
-        let mut col: Vec<D> = vec![D::default(); nnz];
-        let b = bounds.get(k)?;
-        if b.len() != ids.len() + 1 {
-            return None;
-        }
-        for (&id, w) in ids.iter().zip(b.windows(2)) {
-            let &[lo, hi] = w else { return None };
-            col.get_mut(lo..hi)?.fill(D::usize_as(id.as_usize()));
-        }
-        Some(col)
-    };
-    let levels: Vec<usize> = (0..bounds.len()).collect();
-    let threads = super::table_threads(nnz);
-    let expanded = crate::parallel::run(threads, levels, "expanding the CSF levels", |_, k| {
-        expand(k)
-    })?;
-    let Some(leaves) = indices.last() else {
+    let upper: Option<Vec<&[S]>> = (0..bounds.len())
+        .map(|k| indices.get(k)?.values::<S>())
+        .collect();
+    let (Some(upper), Some(leaf_array)) = (upper, indices.last()) else {
         return Ok(None);
     };
-    let leaves = if S::TYPE == D::TYPE {
-        leaves
-            .buffer()
-            .slice_with_length(0, nnz * std::mem::size_of::<D>())
-    } else {
-        let Some(ids) = leaves.values::<S>().and_then(|v| v.get(..nnz)) else {
-            return Ok(None);
-        };
-        Buffer::from_vec(
-            ids.iter()
-                .map(|&v| D::usize_as(v.as_usize()))
-                .collect::<Vec<D>>(),
-        )
+    let Some(leaves) = leaf_array.values::<S>().and_then(|v| v.get(..nnz)) else {
+        return Ok(None);
     };
-    Ok(csf_assemble(expanded, leaves, c.axis_order()))
+    let cast_leaves = S::TYPE != D::TYPE;
+    // One output column per upper level, and one for the leaves when they change type.
+    let mut cols: Vec<Vec<D>> = (0..bounds.len() + usize::from(cast_leaves))
+        .map(|_| vec![D::default(); nnz])
+        .collect();
+    {
+        let (threads, per) = shares(nnz);
+        let mut rest: Vec<&mut [D]> = cols.iter_mut().map(Vec::as_mut_slice).collect();
+        let mut parts = Vec::with_capacity(threads);
+        let mut start = 0;
+        while start < nnz {
+            let n = per.min(nnz - start);
+            let mine: Vec<&mut [D]> = rest
+                .iter_mut()
+                .map(|p| {
+                    let (head, tail) = std::mem::take(p).split_at_mut(n);
+                    *p = tail;
+                    head
+                })
+                .collect();
+            parts.push((start, mine));
+            start += n;
+        }
+        let filled = crate::parallel::run(
+            threads,
+            parts,
+            "expanding the CSF levels",
+            |_, (start, mut mine)| {
+                for (k, out) in mine.iter_mut().enumerate() {
+                    match (upper.get(k), bounds.get(k)) {
+                        (Some(ids), Some(b)) => expand_level(ids, b, start, out)?,
+                        _ => cast_into(leaves.get(start..start + out.len())?, out),
+                    }
+                }
+                Some(())
+            },
+        )?;
+        if filled.iter().any(Option::is_none) {
+            return Ok(None);
+        }
+    }
+    let mut cols = cols.into_iter().map(Buffer::from_vec);
+    let mut by_level: Vec<Buffer> = cols.by_ref().take(bounds.len()).collect();
+    by_level.push(match cols.next() {
+        Some(cast) => cast,
+        None => leaf_array
+            .buffer()
+            .slice_with_length(0, nnz * std::mem::size_of::<D>()),
+    });
+    Ok(csf_assemble(by_level, c.axis_order()))
 }
 
-/// The columns of [`csf_columns`] from the expanded levels (`None` when one could not be
-/// expanded) and the leaf level's column.
-fn csf_assemble<D: NativeIndex>(
-    expanded: Vec<Option<Vec<D>>>,
-    leaves: Buffer,
-    order: &[usize],
-) -> Option<Vec<Buffer>> {
-    let mut by_level: Vec<Buffer> = expanded
-        .into_iter()
-        .map(|col| col.map(Buffer::from_vec))
-        .collect::<Option<_>>()?;
-    by_level.push(leaves);
+/// Fills `out`, the rows `start..start + out.len()` of the column of a CSF level whose
+/// node `j` has index `ids[j]` and the leaves `bounds[j]..bounds[j + 1]` (non-decreasing,
+/// from 0 to at least the share's end). `None` when the bounds do not cover the rows.
+fn expand_level<S: NativeIndex, D: NativeIndex>(
+    ids: &[S],
+    bounds: &[usize],
+    start: usize,
+    out: &mut [D],
+) -> Option<()> {
+    // Rows a short node is written with in one fixed-size store; the rows it writes past
+    // its own end belong to the nodes after it in the share, which overwrite them.
+    let run = 32 / std::mem::size_of::<D>();
+    let end = start + out.len();
+    // The node holding row `start`: the last one starting at or before it.
+    let first = bounds.partition_point(|&b| b <= start).checked_sub(1)?;
+    let mut at = 0;
+    for (&id, w) in ids
+        .get(first..)?
+        .iter()
+        .zip(bounds.get(first..)?.windows(2))
+    {
+        if at == out.len() {
+            break;
+        }
+        let &[_, hi] = w else { return None };
+        let to = hi.min(end).checked_sub(start)?;
+        let v = D::usize_as(id.as_usize());
+        match out.get_mut(at..at + run) {
+            Some(chunk) if to <= at + run => chunk.fill(v),
+            _ => out.get_mut(at..to)?.fill(v),
+        }
+        at = to.max(at);
+    }
+    (at == out.len()).then_some(())
+}
+
+/// Writes `src` converted to `D` (which holds every value) into `out`, of the same length.
+fn cast_into<S: NativeIndex, D: NativeIndex>(src: &[S], out: &mut [D]) {
+    for (o, &v) in out.iter_mut().zip(src) {
+        *o = D::usize_as(v.as_usize());
+    }
+}
+
+/// The columns of [`csf_columns`] in dimension order from its columns in level order.
+fn csf_assemble(by_level: Vec<Buffer>, order: &[usize]) -> Option<Vec<Buffer>> {
     let mut columns: Vec<Option<Buffer>> = vec![None; order.len()];
     for (level, buf) in by_level.into_iter().enumerate() {
         *columns.get_mut(*order.get(level)?)? = Some(buf);
@@ -244,18 +299,25 @@ fn csf_leaf_bounds<I: NativeIndex>(
         if ptr.len() != nodes + 1 {
             return None;
         }
-        let mut level = Vec::with_capacity(nodes + 1);
-        for j in 0..=nodes {
-            let child = usize::try_from(ptr.get(j)?).ok()?;
-            let leaf = if k == ndim - 2 {
-                child
-            } else {
-                *bounds.get(k + 1)?.get(child)?
-            };
-            if leaf > nnz || level.last().is_some_and(|&prev| leaf < prev) {
-                return None;
-            }
-            level.push(leaf);
+        // The children as `usize` (a negative one wraps above `nnz` and is refused below).
+        let children: Vec<usize> = crate::dispatch_index!(ptr.index_type(), P => ptr
+            .values::<P>()?
+            .iter()
+            .map(|&v| arrow_buffer::ArrowNativeType::as_usize(v))
+            .collect());
+        let level: Vec<usize> = if k == ndim - 2 {
+            children
+        } else {
+            let below = bounds.get(k + 1)?;
+            children
+                .iter()
+                .map(|&child| below.get(child).copied())
+                .collect::<Option<_>>()?
+        };
+        if level.iter().any(|&leaf| leaf > nnz)
+            || level.windows(2).any(|w| matches!(w, [a, b] if a > b))
+        {
+            return None;
         }
         if level.first() != Some(&0) || level.last() != Some(&nnz) {
             return None;
