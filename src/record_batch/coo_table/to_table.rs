@@ -13,6 +13,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_buffer::Buffer;
 use arrow_schema::{Field, Schema};
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// A sparse tensor (any layout) as a COO table: its stored values in storage order (a COO
@@ -175,27 +176,13 @@ fn csf_columns<S: NativeIndex, D: NativeIndex>(
         .collect();
     {
         let (threads, per) = shares(nnz);
-        let mut rest: Vec<&mut [D]> = cols.iter_mut().map(Vec::as_mut_slice).collect();
-        let mut parts = Vec::with_capacity(threads);
-        let mut start = 0;
-        while start < nnz {
-            let n = per.min(nnz - start);
-            let mine: Vec<&mut [D]> = rest
-                .iter_mut()
-                .map(|p| {
-                    let (head, tail) = std::mem::take(p).split_at_mut(n);
-                    *p = tail;
-                    head
-                })
-                .collect();
-            parts.push((start, mine));
-            start += n;
-        }
+        let parts = row_shares(&mut cols, nnz, per);
         let filled = crate::parallel::run(
             threads,
             parts,
             "expanding the CSF levels",
-            |_, (start, mut mine)| {
+            |_, (rows, mut mine)| {
+                let start = rows.start;
                 for (k, out) in mine.iter_mut().enumerate() {
                     match (upper.get(k), bounds.get(k)) {
                         (Some(ids), Some(b)) => expand_level(ids, b, start, out)?,
@@ -218,6 +205,32 @@ fn csf_columns<S: NativeIndex, D: NativeIndex>(
             .slice_with_length(0, nnz * std::mem::size_of::<D>()),
     });
     Ok(csf_assemble(by_level, c.axis_order()))
+}
+
+/// The rows `0..nnz` of every column in `cols` (each `nnz` long) cut into shares of `per`
+/// rows: each share's row range and its slice of every column.
+fn row_shares<D>(
+    cols: &mut [Vec<D>],
+    nnz: usize,
+    per: usize,
+) -> Vec<(Range<usize>, Vec<&mut [D]>)> {
+    let mut rest: Vec<&mut [D]> = cols.iter_mut().map(Vec::as_mut_slice).collect();
+    let mut parts = Vec::with_capacity(nnz.div_ceil(per.max(1)));
+    let mut start = 0;
+    while start < nnz {
+        let n = per.max(1).min(nnz - start);
+        let mine = rest
+            .iter_mut()
+            .map(|p| {
+                let (head, tail) = std::mem::take(p).split_at_mut(n);
+                *p = tail;
+                head
+            })
+            .collect();
+        parts.push((start..start + n, mine));
+        start += n;
+    }
+    parts
 }
 
 /// Fills `out`, the rows `start..start + out.len()` of the column of a CSF level whose
@@ -438,28 +451,18 @@ fn split_columns<S: NativeIndex, D: NativeIndex>(
     }
     let mut cols: Vec<Vec<D>> = (0..ndim).map(|_| vec![D::default(); nnz]).collect();
     {
-        let mut rest: Vec<&mut [D]> = cols.iter_mut().map(Vec::as_mut_slice).collect();
         let (threads, per) = shares(nnz);
-        let mut shares_in = Vec::with_capacity(threads);
-        let mut start = 0;
-        while start < nnz {
-            let n = per.min(nnz - start);
-            let mine: Vec<&mut [D]> = rest
-                .iter_mut()
-                .map(|p| {
-                    let (head, tail) = std::mem::take(p).split_at_mut(n);
-                    *p = tail;
-                    head
-                })
-                .collect();
-            shares_in.push((&coords[start * ndim..(start + n) * ndim], mine));
-            start += n;
-        }
+        let parts = row_shares(&mut cols, nnz, per);
         crate::parallel::run(
             threads,
-            shares_in,
+            parts,
             "splitting the coordinate columns",
-            |_, (block, mine)| split_block(block, mine),
+            |_, (rows, mine)| {
+                let block = coords
+                    .get(rows.start * ndim..rows.end * ndim)
+                    .unwrap_or_default();
+                split_block(block, mine)
+            },
         )?;
     }
     Ok(cols.into_iter().map(Buffer::from_vec).collect())
