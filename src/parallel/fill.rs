@@ -150,7 +150,7 @@ impl<T: Copy> DenseWriter<'_, T> {
     /// Writes rows of `N` values after the initialised prefix, one after the other, until
     /// `rows` ends or the range has no room for another whole row; extends the prefix by
     /// the rows written.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn extend_rows<const N: usize>(&mut self, rows: impl Iterator<Item = [T; N]>) {
         let Some(tail) = self.buf.get_mut(self.init..) else {
             return;
@@ -167,7 +167,7 @@ impl<T: Copy> DenseWriter<'_, T> {
 
     /// Writes `values` after the initialised prefix, one after the other, until they end or
     /// the range is full; extends the prefix by the values written.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn extend(&mut self, values: impl Iterator<Item = T>) {
         let Some(tail) = self.buf.get_mut(self.init..) else {
             return;

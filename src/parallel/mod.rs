@@ -11,6 +11,7 @@
 
 pub(crate) mod fill;
 mod huge_pages;
+pub(crate) mod wide;
 
 use crate::error::{fail, ErrorKind, Result};
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -16,6 +16,7 @@ use arrow_buffer::Buffer;
 /// of type `F`: the values as they are when the types agree or the block is known to be in
 /// bounds (`clamp` is `None`: `F` holds every coordinate then), else each coordinate above
 /// `clamp` (negative ones included) written as `clamp`.
+#[inline(always)]
 fn interleave_block<I: NativeIndex, F: NativeIndex>(
     out: &mut DenseWriter<'_, F>,
     cols: &[&[I]],
@@ -67,6 +68,16 @@ pub(super) fn interleave<I: NativeIndex, F: NativeIndex>(
     table: &RecordBatch,
     shape: &[usize],
     it: IndexType,
+) -> Result<(Buffer, Option<bool>)> {
+    interleave_on::<I, F>(table, shape, it, crate::parallel::wide::enabled())
+}
+
+/// [`interleave`], with the AVX-512 loops ([`crate::parallel::wide`]) allowed when `wide`.
+fn interleave_on<I: NativeIndex, F: NativeIndex>(
+    table: &RecordBatch,
+    shape: &[usize],
+    it: IndexType,
+    wide: bool,
 ) -> Result<(Buffer, Option<bool>)> {
     let ndim = shape.len();
     let nnz = table.num_rows();
@@ -125,7 +136,11 @@ pub(super) fn interleave<I: NativeIndex, F: NativeIndex>(
                 .iter()
                 .map(|c| c.get(start..end).unwrap_or_default())
                 .collect();
-            let r = interleave_and_scan(&mut w, &mine, shape, scan, clamp);
+            let r = crate::parallel::wide::run(
+                wide,
+                #[inline(always)]
+                || interleave_and_scan(&mut w, &mine, shape, scan, clamp),
+            );
             Ok((w.finish()?, r))
         },
     )?;
@@ -153,6 +168,7 @@ const BLOCK_ROWS: usize = 2048;
 /// (ranks 1 to 4), it first runs strict validation's row scan on each block's columns
 /// ([`scan_columns`]): whether all rows are in bounds and strictly increase, as
 /// [`kernels::coo_row_major_scan`] decides them on the interleaved rows.
+#[inline(always)]
 fn interleave_and_scan<I: NativeIndex, F: NativeIndex>(
     out: &mut DenseWriter<'_, F>,
     cols: &[&[I]],
@@ -174,6 +190,7 @@ fn interleave_and_scan<I: NativeIndex, F: NativeIndex>(
 
 /// [`interleave_and_scan`] for rank `N`: each block's columns are scanned, then
 /// interleaved into `out`, while they are in cache.
+#[inline(always)]
 fn scan_blocks<I: NativeIndex, F: NativeIndex, const N: usize>(
     out: &mut DenseWriter<'_, F>,
     cols: [&[I]; N],
@@ -206,7 +223,7 @@ fn scan_blocks<I: NativeIndex, F: NativeIndex, const N: usize>(
 #[cfg(test)]
 #[allow(clippy::indexing_slicing, clippy::unwrap_used)]
 mod tests {
-    use super::interleave;
+    use super::interleave_on;
     use crate::{IndexType, NativeIndex};
     use arrow_array::{ArrayRef, Int16Array, RecordBatch};
     use std::sync::Arc;
@@ -253,11 +270,14 @@ mod tests {
     }
 
     fn check<F: NativeIndex>(cols: &[Vec<i16>], shape: &[usize]) {
-        let (buffer, checked) =
-            interleave::<i16, F>(&table(cols), shape, IndexType::Int16).unwrap();
         let (want, want_checked) = by_definition::<F>(cols, shape);
-        assert_eq!(checked, want_checked, "shape {shape:?}");
-        assert_eq!(buffer.typed_data::<F>(), want.as_slice(), "shape {shape:?}");
+        // Both the loops compiled for AVX-512 (where the CPU has it) and the plain ones.
+        for wide in [true, false] {
+            let (buffer, checked) =
+                interleave_on::<i16, F>(&table(cols), shape, IndexType::Int16, wide).unwrap();
+            assert_eq!(checked, want_checked, "shape {shape:?}, wide {wide}");
+            assert_eq!(buffer.typed_data::<F>(), want.as_slice(), "shape {shape:?}");
+        }
     }
 
     /// Rows in row-major order (strictly increasing, repeated or swapped now and then) and

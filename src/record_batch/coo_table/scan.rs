@@ -45,6 +45,7 @@ impl<I: NativeIndex, const N: usize> ColumnBounds<I, N> {
 /// every coordinate of `block` lies in its dimension, and whether the rows of `span` (the
 /// block's rows, after the row before the block when there is one) strictly increase in
 /// row-major order. Both are branch-free folds in the columns' own type.
+#[inline(always)]
 pub(super) fn scan_columns<I: NativeIndex, const N: usize>(
     bounds: &ColumnBounds<I, N>,
     block: [&[I]; N],
@@ -62,6 +63,7 @@ pub(super) fn scan_columns<I: NativeIndex, const N: usize>(
 }
 
 /// Every value of `c` lies in `0..=last` (a fold without an early exit, which vectorises).
+#[inline(always)]
 pub(super) fn within<I: NativeIndex>(c: &[I], last: I) -> bool {
     let zero = I::default();
     !c.iter()
@@ -76,6 +78,7 @@ fn pairs<I>(c: &[I]) -> std::iter::Zip<std::slice::Iter<'_, I>, std::slice::Iter
 /// The rows of rank `N` (1 to 4) held by `cols` strictly increase lexicographically
 /// (row-major order). Each pair of rows compares the last dimension, then lets each
 /// dimension before it decide where it differs.
+#[inline(always)]
 pub(super) fn rows_increase<I: NativeIndex, const N: usize>(cols: [&[I]; N]) -> bool {
     let step = |gt: bool, (p, v): (&I, &I)| (v > p) | ((v == p) & gt);
     match *cols.as_slice() {

@@ -412,6 +412,18 @@ fn split_columns<S: NativeIndex, D: NativeIndex>(
     ndim: usize,
     nnz: usize,
 ) -> Result<Vec<Buffer>> {
+    split_columns_on::<S, D>(index, ndim, nnz, crate::parallel::wide::enabled())
+}
+
+/// [`split_columns`], with the AVX-512 loops ([`crate::parallel::wide`]) allowed when `wide`.
+// As `split_columns`.
+#[allow(clippy::indexing_slicing)]
+fn split_columns_on<S: NativeIndex, D: NativeIndex>(
+    index: &CooIndex,
+    ndim: usize,
+    nnz: usize,
+    wide: bool,
+) -> Result<Vec<Buffer>> {
     let buf = index.indices().buffer();
     let width = nnz * std::mem::size_of::<S>();
     let by_column = ndim == 1 || index.order() == crate::CooOrder::ColumnMajor;
@@ -461,7 +473,11 @@ fn split_columns<S: NativeIndex, D: NativeIndex>(
                 let block = coords
                     .get(rows.start * ndim..rows.end * ndim)
                     .unwrap_or_default();
-                split_block(block, mine)
+                crate::parallel::wide::run(
+                    wide,
+                    #[inline(always)]
+                    || split_block(block, mine),
+                )
             },
         )?;
     }
@@ -470,6 +486,7 @@ fn split_columns<S: NativeIndex, D: NativeIndex>(
 
 /// Splits a block of a row-major coordinate matrix into its columns, casting each
 /// coordinate to `D` (which holds it).
+#[inline(always)]
 fn split_block<S: NativeIndex, D: NativeIndex>(coords: &[S], mut cols: Vec<&mut [D]>) {
     let cast = |v: S| D::usize_as(v.as_usize());
     match cols.as_mut_slice() {
@@ -501,6 +518,49 @@ fn split_block<S: NativeIndex, D: NativeIndex>(coords: &[S], mut cols: Vec<&mut 
                         *slot = cast(v);
                     }
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used)]
+mod tests {
+    use super::split_columns_on;
+    use crate::{CooIndex, IndexArray, NativeIndex};
+
+    /// Splits `nnz` rows of rank `ndim` (row-major, of type `S`) into columns of type `D`,
+    /// both with the loops compiled for AVX-512 (where the CPU has it) and the plain ones,
+    /// against the definition; sizes across thread shares and vector widths.
+    fn check<S: NativeIndex, D: NativeIndex>(ndim: usize, nnz: usize, top: u64) {
+        let coords: Vec<S> = (0..nnz * ndim)
+            .map(|k| S::from_u64((k as u64).wrapping_mul(0x9e37_79b9) % top).unwrap())
+            .collect();
+        let index = CooIndex::new(IndexArray::from_vec(coords.clone()), ndim).unwrap();
+        for wide in [true, false] {
+            let cols = split_columns_on::<S, D>(&index, ndim, nnz, wide).unwrap();
+            assert_eq!(cols.len(), ndim);
+            for (d, col) in cols.iter().enumerate() {
+                let want: Vec<D> = (0..nnz)
+                    .map(|k| D::from_u64(coords[k * ndim + d].as_usize() as u64).unwrap())
+                    .collect();
+                assert_eq!(
+                    col.typed_data::<D>(),
+                    want.as_slice(),
+                    "{ndim} {nnz} {wide}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn both_ways_split_the_rows_into_their_columns() {
+        for ndim in 2..=5 {
+            for nnz in [0, 1, 7, 8, 9, 63, 64, 65, 1000, (1 << 20) + 3] {
+                check::<i64, i16>(ndim, nnz, 30_000);
+                check::<i32, i8>(ndim, nnz, 120);
+                check::<i64, i32>(ndim, nnz, 1 << 30);
+                check::<i16, i64>(ndim, nnz, 30_000);
             }
         }
     }
