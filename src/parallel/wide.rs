@@ -11,6 +11,9 @@
 //! to `0` keeps the plain loops (read once per process); running the `compare` example's
 //! COO table rows (`--only coo_table_coo`) with and without it shows what the copy gains.
 
+// Used by the COO tables only.
+#![cfg_attr(not(feature = "record-batch"), allow(dead_code))]
+
 /// The environment variable that turns the AVX-512 loops off when `0` (read once).
 pub(crate) const ENV: &str = "ARROW_TENSOR_IPC_WIDE_VECTORS";
 
