@@ -7,9 +7,12 @@
 //! features of x86-64-v4 when the running CPU reports all of them, so that the loops the
 //! closure inlines are vectorized for those registers; elsewhere (another CPU or
 //! architecture, or Miri) it calls the closure as it is. Both run the same safe code and
-//! give the same results. Setting the environment variable `ARROW_TENSOR_IPC_WIDE_VECTORS`
-//! to `0` keeps the plain loops (read once per process); running the `compare` example's
-//! COO table rows (`--only coo_table_coo`) with and without it shows what the copy gains.
+//! give the same results: the tests of each loop run both copies against its definition
+//! (Miri, which has no AVX-512, runs the plain one).
+//!
+//! Setting the environment variable `ARROW_TENSOR_IPC_WIDE_VECTORS` to `0` keeps the plain
+//! loops (read once per process); running the `compare` example's COO table rows
+//! (`--only coo_table_coo`) with and without it shows what the copy gains.
 
 // Used by the COO tables only.
 #![cfg_attr(not(feature = "record-batch"), allow(dead_code))]
