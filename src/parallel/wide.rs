@@ -18,7 +18,7 @@
 #![cfg_attr(not(feature = "record-batch"), allow(dead_code))]
 
 /// The environment variable that turns the AVX-512 loops off when `0` (read once).
-pub(crate) const ENV: &str = "ARROW_TENSOR_IPC_WIDE_VECTORS";
+const ENV: &str = "ARROW_TENSOR_IPC_WIDE_VECTORS";
 
 /// Whether [`ENV`] allows the AVX-512 loops: unless it is `0`.
 pub(crate) fn enabled() -> bool {

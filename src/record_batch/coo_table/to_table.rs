@@ -405,8 +405,6 @@ fn table_of_columns(
 /// coordinate `D` holds: slices of the matrix itself when the types agree and it is
 /// column-major or `ndim` is 1 (no copy), else split (and cast) from its rows, in shares of
 /// rows split between threads for large matrices.
-// Its shares are cut from `nnz` rows of an index whose structure was checked.
-#[allow(clippy::indexing_slicing)]
 fn split_columns<S: NativeIndex, D: NativeIndex>(
     index: &CooIndex,
     ndim: usize,
@@ -416,8 +414,6 @@ fn split_columns<S: NativeIndex, D: NativeIndex>(
 }
 
 /// [`split_columns`], with the AVX-512 loops ([`crate::parallel::wide`]) allowed when `wide`.
-// As `split_columns`.
-#[allow(clippy::indexing_slicing)]
 fn split_columns_on<S: NativeIndex, D: NativeIndex>(
     index: &CooIndex,
     ndim: usize,
