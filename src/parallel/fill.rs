@@ -341,8 +341,8 @@ fn writers<'a, T: Copy>(out: &'a mut Vec<T>, bounds: &[usize]) -> Vec<DenseWrite
     writers
 }
 
-/// Fills two outputs on up to `parts` threads, where `parts` is the number of ranges of
-/// either: part `p` writes the ranges `bounds_a[p]..bounds_a[p + 1]` of the first and
+/// Fills two outputs on up to `threads` threads (each taking the next part not yet taken),
+/// in `parts` parts, the number of ranges of either: part `p` writes the ranges `bounds_a[p]..bounds_a[p + 1]` of the first and
 /// `bounds_b[p]..bounds_b[p + 1]` of the second, through `job(p, a, b)`, which returns the
 /// [`Prefix`] proofs of both writers (and a result of its own). Each part may leave the
 /// end of its ranges unwritten: the outputs hold the parts' initialised prefixes one after
@@ -358,6 +358,7 @@ fn writers<'a, T: Copy>(out: &'a mut Vec<T>, bounds: &[usize]) -> Vec<DenseWrite
 pub(crate) fn fill_parallel_pair<A, B, R, F>(
     (total_a, bounds_a): (usize, &[usize]),
     (total_b, bounds_b): (usize, &[usize]),
+    threads: usize,
     name: &'static str,
     job: F,
 ) -> Result<(Vec<A>, Vec<B>, Vec<R>)>
@@ -393,7 +394,7 @@ where
     };
     // The initialised length of each part's two ranges, checked against its proofs.
     let results = crate::parallel::run(
-        parts,
+        threads,
         pairs,
         name,
         |p, (a, b)| -> Result<(usize, usize, R)> {
@@ -614,10 +615,12 @@ mod tests {
         // part 3 all but one value: the prefixes follow each other.
         let bounds_a = [0, 4, 8, 14, 18];
         let bounds_b = [0, 2, 4, 7, 9];
-        for _ in 0..2 {
+        // One thread per part, fewer threads than parts, one thread.
+        for threads in [4, 2, 1] {
             let (a, b, r) = fill_parallel_pair(
                 (18, &bounds_a),
                 (9, &bounds_b),
+                threads,
                 "a test",
                 |p, mut a, mut b| {
                     let rows = [2, 0, 1, 1][p];
@@ -646,6 +649,7 @@ mod tests {
         let r = fill_parallel_pair::<u8, u8, (), _>(
             (4, &[0, 2, 4]),
             (2, &[0, 1, 2]),
+            2,
             "a test",
             |p, a, b| {
                 if p == 1 {
@@ -662,6 +666,7 @@ mod tests {
         let r = fill_parallel_pair::<u8, u8, (), _>(
             (4, &[0, 2, 4]),
             (4, &[0, 2, 4]),
+            2,
             "a test",
             |_, a, b| Ok((b.finish_prefix(), a.finish_prefix(), ())),
         );
@@ -673,6 +678,7 @@ mod tests {
         let r = fill_parallel_pair::<u8, u8, (), _>(
             (2, &[0, 2]),
             (2, &[0, 1, 2]),
+            2,
             "a test",
             |_, a, b| Ok((a.finish_prefix(), b.finish_prefix(), ())),
         );

@@ -189,7 +189,8 @@ impl<T: TextValue, I: NativeIndex> LineParser<T, I> for CoordinateLines {
             return Ok(p);
         }
         let per_line = if self.mirror { 2 } else { 1 };
-        let run = Run::<T, 2>::parse(s, p, room / per_line);
+        let mut run = Run::<T, 2>::new(p);
+        run.parse(s, room / per_line);
         if run.within(&[self.rows, self.cols]) && !self.mirror && !self.skew {
             run.add_to(c);
         } else {

@@ -35,6 +35,11 @@ use value::TextValue;
 /// calling thread.
 const MIN_CHUNK: usize = 1 << 20;
 
+/// Shares of the input per parsing thread in [`parse_parallel`] when there are several:
+/// each thread takes the next share not yet taken, so that a thread slowed down (by other
+/// work on its core) does not hold up the whole read.
+const SHARES_PER_THREAD: usize = 16;
+
 /// Entries per batch of the chunked readers, by default.
 pub(crate) const CHUNK_ENTRIES: usize = 1 << 20;
 
@@ -154,14 +159,15 @@ pub(crate) fn split_lines(bytes: &[u8], range: Range<usize>, threads: usize) -> 
     out
 }
 
-/// Runs `f` on every chunk, each on a thread of its own (the first on the calling
-/// thread), and returns the results in chunk order; a panicking chunk is
-/// [`ErrorKind::WorkerFailed`] ([`crate::parallel::run`]).
+/// Runs `f` on every chunk on at most `threads` threads (the first the calling thread), each
+/// taking the next chunk not yet taken, and returns the results in chunk order; a
+/// panicking chunk is [`ErrorKind::WorkerFailed`] ([`crate::parallel::run`]).
 pub(crate) fn run_chunks<R: Send>(
+    threads: usize,
     chunks: &[Range<usize>],
     f: impl Fn(Range<usize>) -> R + Sync,
 ) -> crate::Result<Vec<R>> {
-    crate::parallel::run(chunks.len(), chunks.to_vec(), "text parsing", |_, c| f(c))
+    crate::parallel::run(threads, chunks.to_vec(), "text parsing", |_, c| f(c))
 }
 
 /// Sums the bytes parsed by every thread and reports the total to a progress callback.
@@ -389,7 +395,8 @@ pub(crate) struct LineShape {
 }
 
 /// Parses the entry lines of `data` (a range of `bytes`) on up to `threads` threads (0:
-/// one per core), each on a share of whole lines, into one pair of outputs: coordinates
+/// one per core), in shares of whole lines ([`SHARES_PER_THREAD`] per thread when there
+/// are several, each thread taking the next share not yet taken), into one pair of outputs: coordinates
 /// and values in file order, with the verdict on their order. The first malformed line is
 /// an [`ErrorKind::Parse`] of `format` naming its line.
 ///
@@ -409,8 +416,14 @@ pub(crate) fn parse_parallel<T: TextValue, I: NativeIndex>(
     shape: LineShape,
     line: &impl LineParser<T, I>,
 ) -> crate::Result<Merged<T, I>> {
-    let chunks = split_lines(bytes, data.clone(), resolve_threads(threads));
-    let counts = run_chunks(&chunks, |r: Range<usize>| {
+    let threads = resolve_threads(threads);
+    let shares = if threads > 1 {
+        threads * SHARES_PER_THREAD
+    } else {
+        1
+    };
+    let chunks = split_lines(bytes, data.clone(), shares);
+    let counts = run_chunks(threads, &chunks, |r: Range<usize>| {
         max_entry_lines(bytes.get(r).unwrap_or_default(), shape.min_line)
     })?;
     let mut value_bounds = Vec::with_capacity(chunks.len() + 1);
@@ -437,6 +450,7 @@ pub(crate) fn parse_parallel<T: TextValue, I: NativeIndex>(
     let (coords, values, runs) = fill_parallel_pair(
         (coord_total, &coord_bounds),
         (total, &value_bounds),
+        threads,
         "text parsing",
         |p, coords, values| {
             let range = chunks.get(p).cloned().unwrap_or_default();

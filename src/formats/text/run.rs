@@ -30,23 +30,29 @@ pub(crate) struct Run<T, const N: usize> {
 }
 
 impl<T: TextValue, const N: usize> Run<T, N> {
-    /// Parses the plain lines from `p` (a line start), at most `most` (and [`RUN`]) of
-    /// them, up to the first line of another shape.
+    /// An empty run at `p`.
     #[inline(always)]
-    pub fn parse(s: &[u8], p: usize, most: usize) -> Self {
-        let mut run = Run {
+    pub fn new(p: usize) -> Self {
+        Run {
             starts: [0; RUN],
             keys: [[0; N]; RUN],
             values: [T::ZERO; RUN],
             len: 0,
             end: p,
-        };
-        let mut q = p;
-        for ((start, key), value) in run
+        }
+    }
+
+    /// Parses the plain lines from the run's start (a line start), at most `most` (and
+    /// [`RUN`]) of them, up to the first line of another shape.
+    #[inline(always)]
+    pub fn parse(&mut self, s: &[u8], most: usize) {
+        let mut q = self.end;
+        let mut len = 0;
+        for ((start, key), value) in self
             .starts
             .iter_mut()
-            .zip(&mut run.keys)
-            .zip(&mut run.values)
+            .zip(&mut self.keys)
+            .zip(&mut self.values)
             .take(most)
         {
             let Some((k, v, next)) = plain_line::<T, N>(s, q) else {
@@ -56,10 +62,10 @@ impl<T: TextValue, const N: usize> Run<T, N> {
             *key = k;
             *value = v;
             q = next;
-            run.len += 1;
+            len += 1;
         }
-        run.end = q;
-        run
+        self.len = len;
+        self.end = q;
     }
 
     /// The lines' 0-based coordinates and values.

@@ -315,7 +315,8 @@ impl TnsLines {
         // A 0-based coordinate must be below its dimension's bound and at most the index
         // type's largest value.
         let limits = bounds.map(|b| b.min(self.index_max.saturating_add(1)));
-        let run = Run::<T, N>::parse(s, p, room);
+        let mut run = Run::<T, N>::new(p);
+        run.parse(s, room);
         if run.within(&limits) {
             run.add_to(c);
         } else {
