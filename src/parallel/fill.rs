@@ -341,12 +341,13 @@ fn writers<'a, T: Copy>(out: &'a mut Vec<T>, bounds: &[usize]) -> Vec<DenseWrite
     writers
 }
 
-/// Fills two outputs on up to `threads` threads (each taking the next part not yet taken),
-/// in `parts` parts, the number of ranges of either: part `p` writes the ranges `bounds_a[p]..bounds_a[p + 1]` of the first and
-/// `bounds_b[p]..bounds_b[p + 1]` of the second, through `job(p, a, b)`, which returns the
-/// [`Prefix`] proofs of both writers (and a result of its own). Each part may leave the
-/// end of its ranges unwritten: the outputs hold the parts' initialised prefixes one after
-/// the other, in part order (moved down over the unwritten ends where there are any).
+/// Fills two outputs in `parts` parts, the number of ranges of either, on up to `threads`
+/// threads (each taking the next part not yet taken): part `p` writes the ranges
+/// `bounds_a[p]..bounds_a[p + 1]` of the first and `bounds_b[p]..bounds_b[p + 1]` of the
+/// second, through `job(p, a, b)`, which returns the [`Prefix`] proofs of both writers (and
+/// a result of its own). Each part may leave the end of its ranges unwritten: the outputs
+/// hold the parts' initialised prefixes one after the other, in part order (moved down over
+/// the unwritten ends where there are any).
 ///
 /// Errors: as [`fill_parallel_with`] (a proof naming another range is
 /// [`ErrorKind::WorkerFailed`] naming `name`).

@@ -133,11 +133,11 @@ pub(crate) fn resolve_threads(threads: usize) -> usize {
     crate::parallel::thread_count(threads)
 }
 
-/// Splits `range` of `bytes` into at most `threads` chunks of at least [`MIN_CHUNK`] bytes
+/// Splits `range` of `bytes` into at most `parts` chunks of at least [`MIN_CHUNK`] bytes
 /// (but one), each ending just after a newline (the last at the end of the range).
-pub(crate) fn split_lines(bytes: &[u8], range: Range<usize>, threads: usize) -> Vec<Range<usize>> {
+pub(crate) fn split_lines(bytes: &[u8], range: Range<usize>, parts: usize) -> Vec<Range<usize>> {
     let len = range.end.saturating_sub(range.start);
-    let n = threads.clamp(1, (len / MIN_CHUNK).max(1));
+    let n = parts.clamp(1, (len / MIN_CHUNK).max(1));
     let mut out = Vec::with_capacity(n);
     let mut start = range.start;
     for k in 1..n {
@@ -396,9 +396,9 @@ pub(crate) struct LineShape {
 
 /// Parses the entry lines of `data` (a range of `bytes`) on up to `threads` threads (0:
 /// one per core), in shares of whole lines ([`SHARES_PER_THREAD`] per thread when there
-/// are several, each thread taking the next share not yet taken), into one pair of outputs: coordinates
-/// and values in file order, with the verdict on their order. The first malformed line is
-/// an [`ErrorKind::Parse`] of `format` naming its line.
+/// are several, each thread taking the next share not yet taken), into one pair of
+/// outputs: coordinates and values in file order, with the verdict on their order. The
+/// first malformed line is an [`ErrorKind::Parse`] of `format` naming its line.
 ///
 /// Each share first counts its lines, which bounds its entries (`shape`); the outputs are
 /// reserved at the total of those bounds and every share writes its entries straight into

@@ -42,8 +42,9 @@ impl<T: TextValue, const N: usize> Run<T, N> {
         }
     }
 
-    /// Parses the plain lines from the run's start (a line start), at most `most` (and
-    /// [`RUN`]) of them, up to the first line of another shape.
+    /// Parses the plain lines from the run's start (the line start it was made at), at most
+    /// `most` (and [`RUN`]) of them, up to the first line of another shape. Called once per
+    /// run: the run is filled in place, not returned, so its buffers are not copied.
     #[inline(always)]
     pub fn parse(&mut self, s: &[u8], most: usize) {
         let mut q = self.end;
