@@ -136,6 +136,19 @@ impl IndexArray {
             .unwrap_or_default())
     }
 
+    /// Integers parsed as `i64` as an array of type `t` (each value must fit `t`: the
+    /// text readers parse every coordinate as `i64`, check it against `t` and build the
+    /// array of `t` here, so that their parsers are compiled once, not per index type).
+    #[cfg(any(feature = "matrix-market", feature = "frostt"))]
+    pub(crate) fn from_i64_as(v: Vec<i64>, t: IndexType) -> IndexArray {
+        if t == IndexType::Int64 {
+            return IndexArray::from_vec(v);
+        }
+        crate::dispatch_index!(t, F => IndexArray::from_vec(
+            v.iter().map(|&x| <F as arrow_buffer::ArrowNativeType>::usize_as(x as usize)).collect::<Vec<F>>()
+        ))
+    }
+
     /// The largest value (0 when empty; negative values count as 0).
     pub fn max_value(&self) -> u64 {
         crate::dispatch_index!(self.index_type, T => self

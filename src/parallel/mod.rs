@@ -63,55 +63,23 @@ where
     F: Fn(usize, T) -> R + Sync,
 {
     let parts = inputs.len();
-    let threads = threads.clamp(1, parts.max(1));
-    if threads == 1 {
-        let all = || {
-            inputs
-                .into_iter()
-                .enumerate()
-                .map(|(p, x)| job(p, x))
-                .collect()
-        };
-        return match catch_unwind(AssertUnwindSafe(all)) {
-            Ok(results) => Ok(results),
-            Err(_) => fail(ErrorKind::WorkerFailed { job: what }),
-        };
-    }
     let inputs: Vec<Mutex<Option<T>>> = inputs.into_iter().map(|x| Mutex::new(Some(x))).collect();
     let slots: Vec<Mutex<Option<R>>> = (0..parts).map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let work = || loop {
-        let p = next.fetch_add(1, Ordering::Relaxed);
-        if p >= parts || failed.load(Ordering::Relaxed) {
-            return;
-        }
-        let Some(input) = inputs[p].lock().ok().and_then(|mut x| x.take()) else {
-            failed.store(true, Ordering::Relaxed);
-            return;
+    // Part `p`: its input taken, its result stored; false when a lock was poisoned.
+    let part = |p: usize| -> bool {
+        let Some(input) = inputs.get(p).and_then(|m| m.lock().ok()?.take()) else {
+            return false;
         };
-        // A part that panics drops its state with it: only the flag is read afterwards,
-        // so no broken invariant is observed.
-        match catch_unwind(AssertUnwindSafe(|| job(p, input))) {
-            Ok(r) => {
-                if let Ok(mut slot) = slots[p].lock() {
-                    *slot = Some(r);
-                }
+        let r = job(p, input);
+        match slots.get(p).map(Mutex::lock) {
+            Some(Ok(mut slot)) => {
+                *slot = Some(r);
+                true
             }
-            Err(_) => failed.store(true, Ordering::Relaxed),
+            _ => false,
         }
     };
-    std::thread::scope(|s| {
-        for _ in 1..threads {
-            if std::thread::Builder::new().spawn_scoped(s, work).is_err() {
-                break;
-            }
-        }
-        work();
-    });
-    if failed.load(Ordering::Relaxed) {
-        return fail(ErrorKind::WorkerFailed { job: what });
-    }
+    run_parts(threads, parts, what, &part)?;
     let mut results = Vec::with_capacity(parts);
     for slot in slots {
         match slot.into_inner().ok().flatten() {
@@ -121,6 +89,49 @@ where
         }
     }
     Ok(results)
+}
+
+/// The thread work of [`run`], compiled once: calls `part(p)` for every `p < parts` on up
+/// to `threads` threads (the calling one and scoped ones) taking parts in order, and
+/// returns [`ErrorKind::WorkerFailed`] naming `what` when a part panics or returns false
+/// (the parts not yet started are then skipped).
+fn run_parts(
+    threads: usize,
+    parts: usize,
+    what: &'static str,
+    part: &(dyn Fn(usize) -> bool + Sync),
+) -> Result<()> {
+    let threads = threads.clamp(1, parts.max(1));
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let work = || loop {
+        let p = next.fetch_add(1, Ordering::Relaxed);
+        if p >= parts || failed.load(Ordering::Relaxed) {
+            return;
+        }
+        // A part that panics drops its state with it: only the flag is read afterwards,
+        // so no broken invariant is observed.
+        match catch_unwind(AssertUnwindSafe(|| part(p))) {
+            Ok(true) => {}
+            Ok(false) | Err(_) => failed.store(true, Ordering::Relaxed),
+        }
+    };
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 1..threads {
+                if std::thread::Builder::new().spawn_scoped(s, work).is_err() {
+                    break;
+                }
+            }
+            work();
+        });
+    }
+    if failed.load(Ordering::Relaxed) {
+        return fail(ErrorKind::WorkerFailed { job: what });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use crate::error::{ErrorKind, Result};
 use crate::formats::text::chunks::{source, TextChunks};
 use crate::formats::text::value::TextValue;
 use crate::formats::{EntriesHeader, EntryChunks};
-use crate::types::NativeIndex;
 use arrow_buffer::Buffer;
 
 /// Reads the entries of a `coordinate` matrix a batch at a time: the header (shape, value
@@ -53,10 +52,9 @@ pub fn read_chunks(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Ent
         size_line,
         options,
     };
-    let source = crate::dispatch_value!(value_type, T => crate::dispatch_index!(options.index_type, I => {
-        check_coordinate::<I>(&ctx)?;
-        coordinate_source::<T, I>(data.clone(), &ctx)
-    }));
+    check_coordinate(&ctx)?;
+    let source =
+        crate::dispatch_value!(value_type, T => coordinate_source::<T>(data.clone(), &ctx));
     let entries_header = EntriesHeader {
         shape: Some(vec![header.rows, header.cols]),
         ndim: 2,
@@ -67,7 +65,7 @@ pub fn read_chunks(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Ent
     Ok(EntryChunks::new(entries_header, source))
 }
 
-fn coordinate_source<T: TextValue, I: NativeIndex>(
+fn coordinate_source<T: TextValue>(
     data: Buffer,
     ctx: &Ctx,
 ) -> Box<dyn crate::formats::EntrySource> {
@@ -89,6 +87,7 @@ fn coordinate_source<T: TextValue, I: NativeIndex>(
         batch: ctx.options.chunk_entries,
         parse: lines,
         check: Box::new(check),
-        entries: std::marker::PhantomData::<fn() -> (T, I)>,
+        index_type: ctx.options.index_type,
+        entries: std::marker::PhantomData::<fn() -> T>,
     })
 }

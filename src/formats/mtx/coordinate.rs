@@ -288,7 +288,7 @@ impl CoordinateLines {
 
 /// The checks before any data line is parsed: the header's count against the limits and
 /// the bytes present, the largest coordinate against the index type.
-pub(super) fn check_coordinate<I: NativeIndex>(ctx: &Ctx) -> Result<()> {
+pub(super) fn check_coordinate(ctx: &Ctx) -> Result<()> {
     let h = ctx.header;
     let opts = ctx.options;
     if h.entries > opts.limits.max_nnz {
@@ -300,10 +300,10 @@ pub(super) fn check_coordinate<I: NativeIndex>(ctx: &Ctx) -> Result<()> {
     }
     ctx.check_claim(if h.field == Field::Pattern { 4 } else { 6 })?;
     let max_coord = h.rows.max(h.cols).saturating_sub(1) as u64;
-    if I::from_u64(max_coord).is_none() {
+    if max_coord > opts.index_type.max_value() {
         return fail(ErrorKind::IndexTypeTooNarrow {
             role: "coordinates",
-            index_type: I::TYPE,
+            index_type: opts.index_type,
             needed: max_coord,
             note: "",
         });
@@ -324,12 +324,12 @@ pub(super) fn expanded_limit(nnz: u64, max_nnz: u64) -> Result<()> {
 }
 
 /// Reads the data lines of a coordinate matrix into a COO tensor, in file order.
-pub(super) fn read_coordinate<T: TextValue, I: NativeIndex>(ctx: &Ctx) -> Result<SparseTensor> {
-    check_coordinate::<I>(ctx)?;
+pub(super) fn read_coordinate<T: TextValue>(ctx: &Ctx) -> Result<SparseTensor> {
+    check_coordinate(ctx)?;
     let h = ctx.header;
     let opts = ctx.options;
     let lines = CoordinateLines::new(h, opts);
-    let merged = parse_parallel::<T, I>(
+    let merged = parse_parallel::<T, i64>(
         FORMAT,
         ctx.bytes,
         ctx.data.clone(),
@@ -344,7 +344,7 @@ pub(super) fn read_coordinate<T: TextValue, I: NativeIndex>(ctx: &Ctx) -> Result
     }
     expanded_limit(merged.values.len() as u64, opts.limits.max_nnz)?;
     let index = CooIndex::with_flag(
-        IndexArray::from_vec(merged.coords),
+        IndexArray::from_i64_as(merged.coords, opts.index_type),
         2,
         CooOrder::RowMajor,
         merged.canonical,

@@ -269,9 +269,9 @@ fn read_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Message> {
     };
     match header.format {
         Format::Coordinate => {
-            crate::dispatch_value!(value_type, T => crate::dispatch_index!(options.index_type, I => {
-                coordinate::read_coordinate::<T, I>(&ctx).map(Message::SparseTensor)
-            }))
+            crate::dispatch_value!(value_type, T => {
+                coordinate::read_coordinate::<T>(&ctx).map(Message::SparseTensor)
+            })
         }
         Format::Array => {
             crate::dispatch_value!(value_type, T => array::read_array::<T>(&ctx).map(Message::Tensor))

@@ -254,7 +254,7 @@ fn write_dense_typed<T: TextValue, W: std::io::Write>(
         return Ok(());
     }
     let block = (WRITE_BLOCK / rows.max(1)).max(1);
-    write_parallel(out, cols, options.threads, block, |range, buf| {
+    write_parallel(out, cols, options.threads, block, &|range, buf| {
         for j in range {
             let first = match sym {
                 Symmetry::General => 0,

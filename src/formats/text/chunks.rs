@@ -7,7 +7,6 @@ use super::value::TextValue;
 use super::{parse_lines, LineParser, ProgressCounter};
 use crate::error::Result;
 use crate::formats::{EntryBatch, EntrySource};
-use crate::types::NativeIndex;
 use crate::IndexArray;
 use arrow_buffer::Buffer;
 
@@ -16,7 +15,7 @@ use arrow_buffer::Buffer;
 pub(crate) type CountCheck = Box<dyn FnMut(u64, u64, bool, &[u8]) -> Result<()> + Send>;
 
 /// What a chunked reader of one format needs.
-pub(crate) struct TextChunks<T, I, P> {
+pub(crate) struct TextChunks<T, P> {
     /// The whole file.
     pub data: Buffer,
     /// Where the next batch starts.
@@ -33,13 +32,15 @@ pub(crate) struct TextChunks<T, I, P> {
     pub parse: P,
     /// The checks after each batch.
     pub check: CountCheck,
+    /// The type of the batches' coordinates (parsed as `i64`, then stored as this type).
+    pub index_type: crate::IndexType,
     /// Marker of the entry types.
-    pub entries: std::marker::PhantomData<fn() -> (T, I)>,
+    pub entries: std::marker::PhantomData<fn() -> T>,
 }
 
 /// The state of a chunked reader between batches.
-struct Source<T, I, P> {
-    job: TextChunks<T, I, P>,
+struct Source<T, P> {
+    job: TextChunks<T, P>,
     max: Vec<u64>,
     seen: bool,
     lines: u64,
@@ -48,11 +49,10 @@ struct Source<T, I, P> {
 }
 
 /// The source of [`EntryChunks`](crate::formats::EntryChunks) batches of a text format.
-pub(crate) fn source<T, I, P>(job: TextChunks<T, I, P>) -> Box<dyn EntrySource>
+pub(crate) fn source<T, P>(job: TextChunks<T, P>) -> Box<dyn EntrySource>
 where
     T: TextValue,
-    I: NativeIndex,
-    P: LineParser<T, I> + Send + 'static,
+    P: LineParser<T, i64> + Send + 'static,
 {
     let ndim = job.ndim;
     Box::new(Source {
@@ -65,11 +65,10 @@ where
     })
 }
 
-impl<T, I, P> EntrySource for Source<T, I, P>
+impl<T, P> EntrySource for Source<T, P>
 where
     T: TextValue,
-    I: NativeIndex,
-    P: LineParser<T, I> + Send + 'static,
+    P: LineParser<T, i64> + Send + 'static,
 {
     fn next_batch(&mut self) -> Option<Result<EntryBatch>> {
         if self.done {
@@ -78,7 +77,7 @@ where
         let job = &mut self.job;
         let bytes = job.data.as_slice();
         let batch = job.batch.max(1);
-        let mut sink = Entries::<T, I>::with_capacity(job.ndim, batch.min(1 << 16) + 2);
+        let mut sink = Entries::<T, i64>::with_capacity(job.ndim, batch.min(1 << 16) + 2);
         let progress = ProgressCounter::new(None, 0);
         let parsed = parse_lines(
             bytes,
@@ -114,7 +113,7 @@ where
             return None;
         }
         Some(Ok(EntryBatch {
-            coords: IndexArray::from_vec(sink.store.coords),
+            coords: IndexArray::from_i64_as(sink.store.coords, job.index_type),
             values: Buffer::from_vec(sink.store.values),
             value_type: T::TYPE,
             ndim: job.ndim,

@@ -8,13 +8,15 @@ use std::ops::Range;
 
 /// Writes `pieces` of work formatted in parallel: `count` items are split into rounds of
 /// `threads` blocks of `block` items, each block formatted by `format(range, buffer)` on a
-/// thread of its own, then the round's buffers are written to `out` in order.
-pub(crate) fn write_parallel<W: std::io::Write>(
-    out: &mut W,
+/// thread of its own, then the round's buffers are written to `out` in order. Compiled
+/// once: the writer and the formatter are called through references to trait objects, a
+/// call per block.
+pub(crate) fn write_parallel(
+    out: &mut dyn std::io::Write,
     count: usize,
     threads: usize,
     block: usize,
-    format: impl Fn(Range<usize>, &mut Vec<u8>) + Sync,
+    format: &(dyn Fn(Range<usize>, &mut Vec<u8>) + Sync),
 ) -> crate::Result<()> {
     let threads = resolve_threads(threads).max(1);
     let block = block.max(1);
@@ -35,7 +37,6 @@ pub(crate) fn write_parallel<W: std::io::Write>(
                 format(r.clone(), buf);
             }
         } else {
-            let format = &format;
             std::thread::scope(|scope| {
                 for (buf, r) in buffers.iter_mut().zip(&ranges) {
                     let r = r.clone();
@@ -77,35 +78,55 @@ pub(crate) fn write_coo_lines<W: std::io::Write>(
         .into());
     };
     let (nnz, ndim, order) = (coo.nnz(), coo.ndim(), coo.order());
+    let idx = coo.indices();
     crate::dispatch_value!(tensor.value_type(), T => {
-        crate::dispatch_index!(coo.indices().index_type(), I => {
-            let values = tensor.values::<T>().unwrap_or_default();
-            let idx = coo.indices().values::<I>().unwrap_or_default();
-            write_parallel(out, nnz, threads, WRITE_BLOCK, |range, buf| {
-                format_coo::<T, I>(idx, values, nnz, ndim, order, range, buf)
-            })
+        let values = tensor.values::<T>().unwrap_or_default();
+        write_parallel(out, nnz, threads, WRITE_BLOCK, &|range, buf| {
+            // The block's coordinates as `i64`, row after row, then its lines.
+            let coords = block_coords(idx, nnz, ndim, order, range.clone());
+            format_coo::<T>(&coords, values, ndim, range, buf)
         })
     })
 }
 
-/// Formats entries `range` of a COO matrix (see [`write_coo_lines`]) into `buf`.
-fn format_coo<T: TextValue, I: crate::NativeIndex>(
-    idx: &[I],
-    values: &[T],
+/// The coordinates of entries `range` of a COO index as `i64`, `ndim` per entry, entry
+/// after entry (compiled per index type; the formatting per value type only).
+fn block_coords(
+    idx: &crate::IndexArray,
     nnz: usize,
     ndim: usize,
     order: crate::CooOrder,
     range: Range<usize>,
+) -> Vec<i64> {
+    crate::dispatch_index!(idx.index_type(), I => {
+        let idx = idx.values::<I>().unwrap_or_default();
+        let mut out = Vec::with_capacity(range.len() * ndim);
+        for i in range {
+            for d in 0..ndim {
+                let slot = match order {
+                    crate::CooOrder::RowMajor => i * ndim + d,
+                    crate::CooOrder::ColumnMajor => d * nnz + i,
+                };
+                out.push(idx.get(slot).map_or(0, |v| crate::types::NativeIndex::as_index(*v)));
+            }
+        }
+        out
+    })
+}
+
+/// Formats entries `range` of a COO matrix (see [`write_coo_lines`]), whose coordinates
+/// [`block_coords`] gathered into `coords`, into `buf`.
+fn format_coo<T: TextValue>(
+    coords: &[i64],
+    values: &[T],
+    ndim: usize,
+    range: Range<usize>,
     buf: &mut Vec<u8>,
 ) {
     buf.reserve(range.len() * (ndim * 8 + 24));
-    for i in range {
-        for d in 0..ndim {
-            let slot = match order {
-                crate::CooOrder::RowMajor => i * ndim + d,
-                crate::CooOrder::ColumnMajor => d * nnz + i,
-            };
-            let c = idx.get(slot).map_or(0, |v| v.as_index());
+    for (k, i) in range.enumerate() {
+        let row = coords.get(k * ndim..(k + 1) * ndim).unwrap_or_default();
+        for &c in row {
             match u64::try_from(c.wrapping_add(1)) {
                 Ok(c) => push_decimal(buf, c, b' '),
                 // (Negative only in a tensor never validated: written as it is.)

@@ -43,7 +43,7 @@ pub fn read_chunks(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Ent
     let source: Box<dyn EntrySource> = match layout.lines {
         None => Box::new(NoEntries { ndim }),
         Some(lines) => {
-            crate::dispatch_value!(options.value_type, T => crate::dispatch_index!(options.index_type, I => {
+            crate::dispatch_value!(options.value_type, T => {
                 let max_nnz = options.limits.max_nnz;
                 let rank = lines.rank;
                 source(TextChunks {
@@ -55,9 +55,10 @@ pub fn read_chunks(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Ent
                     batch: options.chunk_entries,
                     parse: lines,
                     check: Box::new(move |_, nnz, _, _| nnz_limit(nnz, max_nnz)),
-                    entries: std::marker::PhantomData::<fn() -> (T, I)>,
+                    index_type: options.index_type,
+                    entries: std::marker::PhantomData::<fn() -> T>,
                 })
-            }))
+            })
         }
     };
     Ok(EntryChunks::new(header, source))

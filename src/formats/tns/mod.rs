@@ -125,9 +125,7 @@ impl WriteOptions {
 pub fn read(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Vec<Message>> {
     let data: Buffer = data.into();
     let bytes = data.as_slice();
-    let t = crate::dispatch_value!(options.value_type, T => crate::dispatch_index!(options.index_type, I => {
-        read_typed::<T, I>(bytes, options)
-    }))?;
+    let t = crate::dispatch_value!(options.value_type, T => read_typed::<T>(bytes, options))?;
     Ok(vec![Message::SparseTensor(t)])
 }
 
@@ -204,7 +202,8 @@ pub(super) fn layout(bytes: &[u8], options: &ReadOptions) -> Result<Layout> {
         lines: Some(TnsLines {
             rank,
             bound,
-            index_max: options.index_type.max_value(),
+            // Coordinates are parsed as `i64` (then stored as the index type).
+            index_max: options.index_type.max_value().min(i64::MAX as u64),
             index_type: options.index_type,
         }),
     })
@@ -399,16 +398,13 @@ pub(super) fn nnz_limit(nnz: u64, max_nnz: u64) -> Result<()> {
     Ok(())
 }
 
-fn read_typed<T: TextValue, I: NativeIndex>(
-    bytes: &[u8],
-    options: &ReadOptions,
-) -> Result<SparseTensor> {
+fn read_typed<T: TextValue>(bytes: &[u8], options: &ReadOptions) -> Result<SparseTensor> {
     let layout = layout(bytes, options)?;
     let Some(lines) = layout.lines else {
         // No entry: the given shape (checked by `layout`) and no values.
         let shape = options.shape.clone().unwrap_or_default();
         let index = CooIndex::with_flag(
-            IndexArray::from_vec(Vec::<I>::new()),
+            IndexArray::from_i64_as(Vec::new(), options.index_type),
             shape.len(),
             CooOrder::RowMajor,
             true,
@@ -426,7 +422,7 @@ fn read_typed<T: TextValue, I: NativeIndex>(
         entries_per_line: 1,
         min_line: lines.min_line(),
     };
-    let merged = parse_parallel::<T, I>(
+    let merged = parse_parallel::<T, i64>(
         FORMAT,
         bytes,
         layout.first..bytes.len(),
@@ -442,7 +438,7 @@ fn read_typed<T: TextValue, I: NativeIndex>(
         None => merged.max.iter().map(|&m| m as usize + 1).collect(),
     };
     let index = CooIndex::with_flag(
-        IndexArray::from_vec(merged.coords),
+        IndexArray::from_i64_as(merged.coords, options.index_type),
         rank,
         CooOrder::RowMajor,
         merged.canonical,
