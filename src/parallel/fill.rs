@@ -273,6 +273,21 @@ where
     R: Send,
     F: for<'a> Fn(usize, DenseWriter<'a, T>) -> Result<(Filled<'a>, R)> + Sync,
 {
+    fill_typed(total, bounds, name, &job)
+}
+
+/// The job of [`fill_parallel_with`], behind a reference.
+type FillJob<'j, T, R> =
+    &'j (dyn for<'a> Fn(usize, DenseWriter<'a, T>) -> Result<(Filled<'a>, R)> + Sync);
+
+/// [`fill_parallel_with`] with the job behind a reference to a trait object: compiled once
+/// per element and result type rather than once per job (a call through it per part).
+fn fill_typed<T: Copy + Send, R: Send>(
+    total: usize,
+    bounds: &[usize],
+    name: &'static str,
+    job: FillJob<'_, T, R>,
+) -> Result<(Vec<T>, Vec<R>)> {
     check_bounds(total, bounds)?;
     let mut out = try_with_capacity::<T>(total, "the dense output")?;
     super::huge_pages::advise(out.spare_capacity_mut());
@@ -374,6 +389,26 @@ where
         ) -> Result<(Prefix<'x>, Prefix<'x>, R)>
         + Sync,
 {
+    fill_pair_typed((total_a, bounds_a), (total_b, bounds_b), threads, name, &job)
+}
+
+/// The job of [`fill_parallel_pair`], behind a reference.
+type PairJob<'j, A, B, R> = &'j (dyn for<'x> Fn(
+    usize,
+    DenseWriter<'x, A>,
+    DenseWriter<'x, B>,
+) -> Result<(Prefix<'x>, Prefix<'x>, R)>
+         + Sync);
+
+/// [`fill_parallel_pair`] with the job behind a reference to a trait object (compiled once
+/// per element and result types).
+fn fill_pair_typed<A: Copy + Send, B: Copy + Send, R: Send>(
+    (total_a, bounds_a): (usize, &[usize]),
+    (total_b, bounds_b): (usize, &[usize]),
+    threads: usize,
+    name: &'static str,
+    job: PairJob<'_, A, B, R>,
+) -> Result<(Vec<A>, Vec<B>, Vec<R>)> {
     check_bounds(total_a, bounds_a)?;
     check_bounds(total_b, bounds_b)?;
     if bounds_a.len() != bounds_b.len() {

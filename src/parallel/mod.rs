@@ -62,6 +62,17 @@ where
     R: Send,
     F: Fn(usize, T) -> R + Sync,
 {
+    run_typed(threads, inputs, what, &job)
+}
+
+/// [`run`] with the job behind a reference to a trait object: compiled once per input and
+/// result type rather than once per job (a call through it per part).
+fn run_typed<T: Send, R: Send>(
+    threads: usize,
+    inputs: Vec<T>,
+    what: &'static str,
+    job: &(dyn Fn(usize, T) -> R + Sync),
+) -> Result<Vec<R>> {
     let parts = inputs.len();
     let inputs: Vec<Mutex<Option<T>>> = inputs.into_iter().map(|x| Mutex::new(Some(x))).collect();
     let slots: Vec<Mutex<Option<R>>> = (0..parts).map(|_| Mutex::new(None)).collect();

@@ -102,9 +102,23 @@ fn to_dense_tuned(
             })
         }
     }
-    let data = crate::dispatch_value!(s.value_type(), T => {
-        Buffer::from_vec(fill_dense::<T>(&s, total, threads, t)?)
-    });
+    // Values are moved, never computed with, unless duplicates are summed: the paths that
+    // move them are compiled per byte width (an unsigned integer of the values' width
+    // carries their bits), the one that sums per value type.
+    let may_repeat = matches!(s.index(), SparseIndex::Coo(c) if !c.is_canonical());
+    let data = if may_repeat {
+        crate::dispatch_value!(s.value_type(), T => {
+            let values = s.values::<T>().unwrap_or_default();
+            Buffer::from_vec(fill_summed::<T>(&s, values, total, t)?)
+        })
+    } else {
+        match w {
+            1 => Buffer::from_vec(fill_dense::<u8>(&s, total, threads, t)?),
+            2 => Buffer::from_vec(fill_dense::<u16>(&s, total, threads, t)?),
+            4 => Buffer::from_vec(fill_dense::<u32>(&s, total, threads, t)?),
+            _ => Buffer::from_vec(fill_dense::<u64>(&s, total, threads, t)?),
+        }
+    };
     Tensor::try_new(
         s.value_type(),
         s.shape(),
@@ -114,14 +128,29 @@ fn to_dense_tuned(
     .with_dim_names(s.dim_names().iter().cloned())
 }
 
-/// The `total` row-major elements of the strictly validated `s`, whose values are `T`s.
+/// The `total` row-major elements of the strictly validated `s`, whose index may hold
+/// duplicates (a non-canonical COO index): grouped by block, duplicates summed as `T`s.
+fn fill_summed<T: NativeValue>(
+    s: &SparseTensor,
+    values: &[T],
+    total: usize,
+    t: &Tuning,
+) -> Result<Vec<T>> {
+    let shift = (t.group_bytes / std::mem::size_of::<T>()).max(1).ilog2();
+    let mut fill = Fill::<T>::new(total, shift, true)?;
+    fill::put_grouped(s, values, &mut fill, total, t)?;
+    Ok(fill.finish())
+}
+
+/// The `total` row-major elements of the strictly validated `s`, whose index holds no
+/// duplicate, moved as `T`s: an unsigned integer type of the values' byte width.
 fn fill_dense<T: NativeValue>(
     s: &SparseTensor,
     total: usize,
     threads: usize,
     t: &Tuning,
 ) -> Result<Vec<T>> {
-    let values = s.values::<T>().unwrap_or_default();
+    let values = crate::array::typed::<T>(s.values_buffer()).unwrap_or_default();
     let (sorted, may_repeat) = match s.index() {
         // Canonical: sorted row-major whatever the matrix layout; else duplicates possible.
         SparseIndex::Coo(c) => (c.is_canonical(), !c.is_canonical()),

@@ -33,7 +33,11 @@ use arrow_buffer::Buffer;
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
 pub fn read_chunks(data: impl Into<Buffer>, options: &ReadOptions) -> Result<EntryChunks> {
-    let data: Buffer = data.into();
+    read_chunks_of(data.into(), options)
+}
+
+/// [`read_chunks`] of a buffer (not generic: compiled in this crate only).
+fn read_chunks_of(data: Buffer, options: &ReadOptions) -> Result<EntryChunks> {
     let bytes = data.as_slice();
     let (header, data_start, size_line) = parse_header(bytes, options.validation)?;
     if header.format == Format::Array {

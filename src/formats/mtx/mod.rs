@@ -300,12 +300,17 @@ pub fn write<W: std::io::Write>(
     out: W,
     options: &WriteOptions,
 ) -> Result<()> {
-    let message = super::one_message(messages, "writing a Matrix Market file")?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
-    match message {
-        Message::SparseTensor(t) => write::write_sparse(t, &mut out, options)?,
-        Message::Tensor(t) => write::write_dense(t, &mut out, options)?,
-    }
+    write_to(messages, &mut out, options)?;
     std::io::Write::flush(&mut out).map_err(ErrorKind::Io)?;
     Ok(())
+}
+
+/// [`write`] to a buffered writer (not generic: compiled in this crate only).
+fn write_to(messages: &[Message], out: &mut dyn std::io::Write, options: &WriteOptions) -> Result<()> {
+    let message = super::one_message(messages, "writing a Matrix Market file")?;
+    match message {
+        Message::SparseTensor(t) => write::write_sparse(t, out, options),
+        Message::Tensor(t) => write::write_dense(t, out, options),
+    }
 }

@@ -69,9 +69,9 @@ fn check_rank(shape: &[usize], what: &'static str) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn write_sparse<W: std::io::Write>(
+pub(super) fn write_sparse(
     t: &SparseTensor,
-    out: &mut W,
+    out: &mut dyn std::io::Write,
     options: &WriteOptions,
 ) -> Result<()> {
     check_rank(t.shape(), "a Matrix Market coordinate matrix")?;
@@ -180,9 +180,9 @@ fn lower_triangle<T: TextValue>(coo: &SparseTensor, symmetry: Symmetry) -> Resul
     )
 }
 
-pub(super) fn write_dense<W: std::io::Write>(
+pub(super) fn write_dense(
     t: &Tensor,
-    out: &mut W,
+    out: &mut dyn std::io::Write,
     options: &WriteOptions,
 ) -> Result<()> {
     check_rank(t.shape(), "a Matrix Market array matrix")?;
@@ -200,12 +200,12 @@ pub(super) fn write_dense<W: std::io::Write>(
         sym.name()
     )
     .map_err(io)?;
-    crate::dispatch_value!(t.value_type(), T => write_dense_typed::<T, W>(t, out, options, rows, cols))
+    crate::dispatch_value!(t.value_type(), T => write_dense_typed::<T>(t, out, options, rows, cols))
 }
 
-fn write_dense_typed<T: TextValue, W: std::io::Write>(
+fn write_dense_typed<T: TextValue>(
     t: &Tensor,
-    out: &mut W,
+    out: &mut dyn std::io::Write,
     options: &WriteOptions,
     rows: usize,
     cols: usize,

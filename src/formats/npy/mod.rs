@@ -240,7 +240,12 @@ pub(crate) fn read_tensor(buffer: Buffer, limits: &Limits) -> Result<Tensor> {
 /// assert_eq!(back.to_vec::<u16>()?, vec![1, 3, 2, 4]);
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
-pub fn write<W: Write>(messages: &[Message], out: W, options: &WriteOptions) -> Result<()> {
+pub fn write<W: Write>(messages: &[Message], mut out: W, options: &WriteOptions) -> Result<()> {
+    write_to(messages, &mut out, options)
+}
+
+/// [`write`] (not generic: compiled in this crate only).
+fn write_to(messages: &[Message], out: &mut dyn Write, options: &WriteOptions) -> Result<()> {
     match super::one_message(messages, "writing a .npy file")? {
         Message::Tensor(t) => write_tensor(t, out),
         Message::SparseTensor(s) => {

@@ -64,8 +64,8 @@ pub(crate) const WRITE_BLOCK: usize = 1 << 17;
 
 /// Writes every stored entry of a COO tensor, in storage order, one line each: the 1-based
 /// coordinates then the value, separated by spaces. `threads` blocks are formatted at once.
-pub(crate) fn write_coo_lines<W: std::io::Write>(
-    out: &mut W,
+pub(crate) fn write_coo_lines(
+    out: &mut dyn std::io::Write,
     tensor: &crate::SparseTensor,
     threads: usize,
 ) -> crate::Result<()> {

@@ -27,7 +27,11 @@ use arrow_buffer::Buffer;
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
 pub fn read_chunks(data: impl Into<Buffer>, options: &ReadOptions) -> Result<EntryChunks> {
-    let data: Buffer = data.into();
+    read_chunks_of(data.into(), options)
+}
+
+/// [`read_chunks`] of a buffer (not generic: compiled in this crate only).
+fn read_chunks_of(data: Buffer, options: &ReadOptions) -> Result<EntryChunks> {
     let layout = layout(data.as_slice(), options)?;
     let ndim = layout
         .lines

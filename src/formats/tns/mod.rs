@@ -123,7 +123,11 @@ impl WriteOptions {
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
 pub fn read(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Vec<Message>> {
-    let data: Buffer = data.into();
+    read_buffer(&data.into(), options)
+}
+
+/// [`read`] of a buffer (not generic: compiled in this crate only).
+fn read_buffer(data: &Buffer, options: &ReadOptions) -> Result<Vec<Message>> {
     let bytes = data.as_slice();
     let t = crate::dispatch_value!(options.value_type, T => read_typed::<T>(bytes, options))?;
     Ok(vec![Message::SparseTensor(t)])
@@ -469,6 +473,14 @@ pub fn write<W: std::io::Write>(
     out: W,
     options: &WriteOptions,
 ) -> Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
+    write_to(messages, &mut out, options)?;
+    std::io::Write::flush(&mut out).map_err(ErrorKind::Io)?;
+    Ok(())
+}
+
+/// [`write`] to a buffered writer (not generic: compiled in this crate only).
+fn write_to(messages: &[Message], out: &mut dyn std::io::Write, options: &WriteOptions) -> Result<()> {
     let message = super::one_message(messages, "writing a FROSTT file")?;
     let coo: Cow<SparseTensor> = match message {
         Message::SparseTensor(t) => match t.index() {
@@ -486,8 +498,5 @@ pub fn write<W: std::io::Write>(
             rank: 0,
         });
     }
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
-    write_coo_lines(&mut out, &coo, options.threads)?;
-    std::io::Write::flush(&mut out).map_err(ErrorKind::Io)?;
-    Ok(())
+    write_coo_lines(out, &coo, options.threads)
 }
