@@ -128,6 +128,8 @@ pub use sparse::{
     SparseFormat, SparseIndex, SparseTensor,
 };
 pub use tensor::{column_major_strides, element_count, row_major_strides, Tensor};
+#[cfg_attr(not(feature = "record-batch"), allow(unused_imports))]
+pub(crate) use types::dispatch_signed;
 pub(crate) use types::{dispatch_index, dispatch_value};
 pub use types::{
     IndexType, IndexVisitor, NativeIndex, NativeValue, Scalar, ValueType, ValueVisitor,

@@ -389,7 +389,13 @@ where
         ) -> Result<(Prefix<'x>, Prefix<'x>, R)>
         + Sync,
 {
-    fill_pair_typed((total_a, bounds_a), (total_b, bounds_b), threads, name, &job)
+    fill_pair_typed(
+        (total_a, bounds_a),
+        (total_b, bounds_b),
+        threads,
+        name,
+        &job,
+    )
 }
 
 /// The job of [`fill_parallel_pair`], behind a reference.

@@ -99,7 +99,40 @@ macro_rules! dispatch_index {
         }
     }};
 }
+
+/// Runs `$body` with `$T` bound to the Rust type of a signed [`IndexType`], and `$other`
+/// for an unsigned one (crate-private). For types that are signed by construction (the
+/// narrowest types [`IndexType::narrowest_for`] picks, a COO table's coordinate type), so
+/// that a kernel is compiled for the four signed types only; `$other` takes the general
+/// path.
+#[cfg_attr(not(feature = "record-batch"), allow(unused_macros))]
+macro_rules! dispatch_signed {
+    ($it:expr, $T:ident => $body:expr, else $other:expr) => {{
+        use $crate::IndexType as __I;
+        match $it {
+            __I::Int8 => {
+                type $T = i8;
+                $body
+            }
+            __I::Int16 => {
+                type $T = i16;
+                $body
+            }
+            __I::Int32 => {
+                type $T = i32;
+                $body
+            }
+            __I::Int64 => {
+                type $T = i64;
+                $body
+            }
+            __I::UInt8 | __I::UInt16 | __I::UInt32 | __I::UInt64 => $other,
+        }
+    }};
+}
 pub(crate) use dispatch_index;
+#[cfg_attr(not(feature = "record-batch"), allow(unused_imports))]
+pub(crate) use dispatch_signed;
 pub(crate) use dispatch_value;
 
 /// A computation generic over the value types, run at the Rust type of a [`ValueType`]

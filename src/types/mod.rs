@@ -462,5 +462,7 @@ native_float!(f64, Float64, 0.0, |a, b| a + b);
 
 mod dispatch;
 
+#[cfg_attr(not(feature = "record-batch"), allow(unused_imports))]
+pub(crate) use dispatch::dispatch_signed;
 pub(crate) use dispatch::{dispatch_index, dispatch_value};
 pub use dispatch::{IndexVisitor, ValueVisitor};

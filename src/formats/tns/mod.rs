@@ -480,7 +480,11 @@ pub fn write<W: std::io::Write>(
 }
 
 /// [`write`] to a buffered writer (not generic: compiled in this crate only).
-fn write_to(messages: &[Message], out: &mut dyn std::io::Write, options: &WriteOptions) -> Result<()> {
+fn write_to(
+    messages: &[Message],
+    out: &mut dyn std::io::Write,
+    options: &WriteOptions,
+) -> Result<()> {
     let message = super::one_message(messages, "writing a FROSTT file")?;
     let coo: Cow<SparseTensor> = match message {
         Message::SparseTensor(t) => match t.index() {

@@ -27,7 +27,7 @@ pub(super) fn csf_from_columns<I: NativeIndex>(
     let nnz = table.num_rows();
     let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
     let f = IndexType::narrowest_for(max_dim.max(nnz as u64));
-    crate::dispatch_index!(f, F => csf_from_columns_as::<I, F>(table, info, it, vt, values))
+    crate::dispatch_signed!(f, F => csf_from_columns_as::<I, F>(table, info, it, vt, values), else None)
 }
 
 /// [`csf_from_columns`] with the result's index arrays of type `F`.

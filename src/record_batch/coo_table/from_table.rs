@@ -107,7 +107,8 @@ pub fn coo_table_to_sparse_with(
         });
     };
     if matches!(target, SparseFormat::Csr | SparseFormat::Csc) && ndim == 2 {
-        let fast = crate::dispatch_index!(it, I => csx_from_columns::<I>(table, &info, target, it, vt, values.clone()));
+        // (Columns of unsigned types take the general path.)
+        let fast = crate::dispatch_signed!(it, I => csx_from_columns::<I>(table, &info, target, it, vt, values.clone()), else None);
         if let Some(t) = fast {
             return t;
         }
@@ -117,7 +118,7 @@ pub fn coo_table_to_sparse_with(
         && ndim >= 2
         && (info.format != SparseFormat::Csf || info.axis_order.as_deref().is_none_or(identity))
     {
-        let fast = crate::dispatch_index!(it, I => csf_from_columns::<I>(table, &info, it, vt, values.clone()));
+        let fast = crate::dispatch_signed!(it, I => csf_from_columns::<I>(table, &info, it, vt, values.clone()), else None);
         if let Some(t) = fast {
             return t;
         }
@@ -135,7 +136,15 @@ pub fn coo_table_to_sparse_with(
     } else {
         it
     };
-    let (mut coords, mut checked) = crate::dispatch_index!(it, I => crate::dispatch_index!(ct, F => interleave::<I, F>(table, &info.shape, it)))?;
+    // (`ct` is `it` or a narrowest type, which is signed.)
+    let (mut coords, mut checked) = if ct == it {
+        crate::dispatch_index!(it, I => interleave::<I, I>(table, &info.shape, it))?
+    } else {
+        crate::dispatch_index!(it, I => crate::dispatch_signed!(ct, F => interleave::<I, F>(table, &info.shape, it), else {
+            ct = it;
+            interleave::<I, I>(table, &info.shape, it)
+        }))?
+    };
     if ct != it && checked.is_none() {
         ct = it;
         (coords, checked) =
@@ -297,12 +306,11 @@ fn csx_from_columns<I: NativeIndex>(
     let max_dim = info.shape.iter().max().map_or(0, |&d| d as u64);
     let f = IndexType::narrowest_for(max_dim.max(n as u64 + 1).max(nnz as u64));
     let m = *info.shape.get(other)?;
-    let indptr = crate::dispatch_index!(f, F => counted_indptr::<I, F>(keys, n)?);
+    let indptr = crate::dispatch_signed!(f, F => counted_indptr::<I, F>(keys, n)?, else None?);
     // The other column as the indices (no copy when the types agree), checked as strict
     // validation checks them. Unsorted or repeated indices within a row, or any coordinate
     // outside the shape: the general path sorts, sums or reports them by column and row.
-    let minor =
-        crate::dispatch_index!(f, F => checked_minor::<I, F>(indptr.values::<F>()?, &minor, m)?);
+    let minor = crate::dispatch_signed!(f, F => checked_minor::<I, F>(indptr.values::<F>()?, &minor, m)?, else None?);
     let index = crate::CsxIndex::from_arrays(axis, indptr, minor);
     // Valid by construction: indptr counted from 0 to nnz, the indices checked.
     let t =

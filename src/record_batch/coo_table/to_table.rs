@@ -60,13 +60,16 @@ pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
         axis_order,
     };
     if let SparseIndex::Csx(c) = tensor.index() {
-        if let Some(columns) = crate::dispatch_index!(it, I => csx_columns::<I>(tensor, c)) {
+        if let Some(columns) =
+            crate::dispatch_signed!(it, I => csx_columns::<I>(tensor, c), else None)
+        {
             return table_of_columns(columns, it, tensor, &info);
         }
     }
     if let SparseIndex::Csf(c) = tensor.index() {
         let st = c.indices().first().map_or(it, IndexArray::index_type);
-        if let Some(columns) = crate::dispatch_index!(st, S => crate::dispatch_index!(it, D => csf_columns::<S, D>(tensor, c)))?
+        // (`it`, a coordinate type, is signed: an unsigned one takes the general path.)
+        if let Some(columns) = crate::dispatch_index!(st, S => crate::dispatch_signed!(it, D => csf_columns::<S, D>(tensor, c), else Ok(None)))?
         {
             return table_of_columns(columns, it, tensor, &info);
         }
@@ -75,8 +78,10 @@ pub fn sparse_to_coo_table(tensor: &SparseTensor) -> Result<RecordBatch> {
         // The coordinates as they are, in the shape's coordinate type (they fit: every one
         // lies inside the shape, checked above).
         let st = c.indices().index_type();
-        let columns = crate::dispatch_index!(st, S => crate::dispatch_index!(it, D => split_columns::<S, D>(c, tensor.ndim(), tensor.nnz())))?;
-        return table_of_columns(columns, it, tensor, &info);
+        let columns = crate::dispatch_index!(st, S => crate::dispatch_signed!(it, D => Some(split_columns::<S, D>(c, tensor.ndim(), tensor.nnz())), else None));
+        if let Some(columns) = columns {
+            return table_of_columns(columns?, it, tensor, &info);
+        }
     }
     let coo = convert::convert(
         tensor,
