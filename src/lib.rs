@@ -124,7 +124,7 @@ pub use half::f16;
 pub use io::{map_file, read_mmap};
 pub use io::{MessageReader, MessageWriter};
 pub use sparse::{
-    CompressedAxis, CooIndex, CooOrder, Coords, CsfIndex, CsxIndex, NonZero, NonZeroIter,
+    CompressedAxis, CooIndex, CooOrder, Coords, CsfIndex, CsxIndex, NonZero, NonZeroIter, TypedEntries,
     SparseFormat, SparseIndex, SparseTensor,
 };
 pub use tensor::{column_major_strides, element_count, row_major_strides, Tensor};

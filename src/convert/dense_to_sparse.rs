@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::parallel;
 use crate::tensor::row_major_strides;
 use crate::types::{NativeIndex, NativeValue};
-use crate::{SparseFormat, SparseTensor, Tensor};
+use crate::{SparseFormat, SparseTensor, Tensor, ValueType};
 use arrow_buffer::Buffer;
 use std::ops::Range;
 
@@ -34,13 +34,61 @@ pub(crate) fn from_dense(
     };
     let wide = needs_wide(shape)?;
     let (data, es) = element_view(t);
-    crate::dispatch_value!(t.value_type(), T => {
-        let elements = typed::<T>(&data).unwrap_or_default();
-        dispatch_work!(wide, W => {
-            let entries = scan::<T, W>(elements, shape, &es, opts.threads)?;
-            entries.finish(format, shape, t.dim_names(), opts.index_type, &csf_order)
+    let vt = t.value_type();
+    // Integers are zero exactly when their bits are, whatever their sign: they are scanned
+    // and moved as unsigned integers of their width (one compiled copy per width), floats
+    // as themselves (-0.0 is zero, NaN is not).
+    let job = Job {
+        data: &data,
+        es: &es,
+        tensor: t,
+        format,
+        opts,
+        csf_order: &csf_order,
+        wide,
+    };
+    let out = match vt {
+        ValueType::Float16 => job.run::<crate::f16>(),
+        ValueType::Float32 => job.run::<f32>(),
+        ValueType::Float64 => job.run::<f64>(),
+        _ => match vt.byte_width() {
+            1 => job.run::<u8>(),
+            2 => job.run::<u16>(),
+            4 => job.run::<u32>(),
+            _ => job.run::<u64>(),
+        },
+    }?;
+    Ok(out.with_values_as(vt))
+}
+
+/// What [`from_dense`] scans, for [`Job::run`].
+struct Job<'a> {
+    data: &'a Buffer,
+    es: &'a [usize],
+    tensor: &'a Tensor,
+    format: SparseFormat,
+    opts: &'a ConvertOptions,
+    csf_order: &'a [usize],
+    wide: bool,
+}
+
+impl Job<'_> {
+    /// The scan and the sparse result with the elements read as `T`s (the result's value
+    /// type is `T`'s).
+    fn run<T: NativeValue>(&self) -> Result<SparseTensor> {
+        let elements = typed::<T>(self.data).unwrap_or_default();
+        let shape = self.tensor.shape();
+        dispatch_work!(self.wide, W => {
+            let entries = scan::<T, W>(elements, shape, self.es, self.opts.threads)?;
+            entries.finish(
+                self.format,
+                shape,
+                self.tensor.dim_names(),
+                self.opts.index_type,
+                self.csf_order,
+            )
         })
-    })
+    }
 }
 
 /// The data as an aligned buffer of whole elements with element strides: the tensor's own

@@ -167,6 +167,16 @@ impl SparseTensor {
         Ok(t)
     }
 
+    /// The tensor with its values read as `value_type`, a type of the same byte width (for
+    /// conversions that move values as unsigned integers of their width).
+    pub(crate) fn with_values_as(mut self, value_type: ValueType) -> Self {
+        debug_assert_eq!(value_type.byte_width(), self.value_type.byte_width());
+        if value_type.byte_width() == self.value_type.byte_width() {
+            self.value_type = value_type;
+        }
+        self
+    }
+
     /// A COO tensor from row-major coordinates (`nnz * ndim` integers) and `nnz` values.
     /// The canonical flag is set when the coordinates are sorted; duplicates are refused.
     pub fn coo<T: NativeValue, I: NativeIndex>(
