@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Renders docs/performance.md from the JSON lines of the side-by-side comparisons.
 
-    scripts/perf_report.py COMPARE CONVERT MTX NPZ PYTHON OUT.md
+    scripts/perf_report.py COMPARE CONVERT MTX NPZ PYTHON ITER BUILD OUT.md
 
 The inputs are what `examples/compare.rs`, `examples/compare_convert.rs`,
-`examples/compare_mtx.rs`, `examples/compare_npz.rs` and `python/bench/compare.py` print:
+`examples/compare_mtx.rs`, `examples/compare_npz.rs`, `python/bench/compare.py`,
+`examples/compare_iter.rs` and `scripts/build-report.sh` print:
 every line is one measurement (their headers describe the fields). The report is dated and names the machine and
 the commit, so a reader can tell which code and which hardware produced each figure.
 """
@@ -99,11 +100,49 @@ def all_keys(rows: list[dict[str, Any]]) -> list[str]:
     return keys
 
 
+def build_section(rows: list[dict[str, Any]]) -> list[str]:
+    """The "Build" section: each figure of `scripts/build-report.sh` beside its goal, then
+    the functions that `cargo llvm-lines` finds with the most lines."""
+    out = [
+        "## Build (`scripts/build-report.sh`)",
+        "",
+        "Cold builds of a fresh clone on this machine (dependencies compiled from the local",
+        "registry cache, not downloaded); seconds of wall time, or of a unit in `cargo --timings`.",
+        "",
+        "| figure | measured | goal | command |",
+        "| --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        fig = r.get("figure")
+        if fig == "llvm_lines_top":
+            continue
+        if "units_seconds" in r:
+            units = r["units_seconds"]
+            measured = " + ".join(f"{k} {v:.1f} s" for k, v in units.items())
+            if len(units) > 1:
+                measured += f" = {sum(units.values()):.1f} s"
+            goal = f"<= {r['goal_seconds']} s"
+        elif "seconds" in r:
+            measured, goal = f"{r['seconds']:.1f} s", f"<= {r['goal_seconds']} s"
+        elif "bytes" in r:
+            measured, goal = f"{r['bytes'] / 1e6:.1f} MB", f"<= {r['goal_bytes'] / 1e6:.0f} MB"
+        elif "lines" in r:
+            measured, goal = f"{r['lines']} lines, {r['copies']} copies", "-"
+        else:
+            continue
+        out.append(f"| {fig} | {measured} | {goal} | `{r['command']}` |")
+    top = [r for r in rows if r.get("figure") == "llvm_lines_top"]
+    if top:
+        out += ["", "The functions with the most LLVM IR lines (all copies together):", ""]
+        out += table(top, [("lines", "lines"), ("copies", "copies"), ("function", "function")])
+    return out
+
+
 def main() -> None:
-    if len(sys.argv) != 7:
+    if len(sys.argv) != 9:
         sys.exit(__doc__)
-    compare, convert, mtx, npz, python = (load(p) for p in sys.argv[1:6])
-    out_path = sys.argv[6]
+    compare, convert, mtx, npz, python, iters, build = (load(p) for p in sys.argv[1:8])
+    out_path = sys.argv[8]
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Performance report",
@@ -115,6 +154,10 @@ def main() -> None:
         "we are faster); `memcpy` is a single-thread copy of the same byte count between",
         "pre-faulted buffers. Figures on a shared 2-core VM vary by 10-30% between runs: compare",
         "rows of one report, not rows of reports from different days.",
+        "",
+    ]
+    lines += build_section(build)
+    lines += [
         "",
         "## Codec (`cargo run --release --example compare --features mmap,record-batch -- --nnz 1000000,10000000`)",
         "",
@@ -156,6 +199,11 @@ def main() -> None:
             "`.npz` and `.npy` files against scipy and numpy",
             "cargo run --release --example compare_npz --features npy",
             npz,
+        ),
+        (
+            "Walking a sparse tensor's entries from a dependent crate",
+            "cargo run --release --example compare_iter",
+            iters,
         ),
         (
             "The Python package against pyarrow and scipy",

@@ -24,6 +24,29 @@ fn lazy(t: &SparseTensor) -> Vec<(Vec<usize>, usize, Scalar)> {
         .collect()
 }
 
+/// (coordinates, value) of every stored value, by the typed walk of `T`s.
+fn typed<T: arrow_tensor_ipc::NativeValue>(t: &SparseTensor) -> Vec<(Vec<usize>, T)> {
+    let mut out = Vec::new();
+    let mut entries = t.iter_as::<T>().unwrap();
+    while let Some((c, v)) = entries.next_entry() {
+        out.push((c.to_vec(), v));
+    }
+    let mut again = Vec::new();
+    t.iter_as::<T>()
+        .unwrap()
+        .for_each(|c, v| again.push((c.to_vec(), v)));
+    assert_eq!(again, out, "for_each walks as next_entry does");
+    out
+}
+
+/// The reference walk with its values as `f64`s.
+fn reference_f64(t: &SparseTensor) -> Vec<(Vec<usize>, f64)> {
+    reference(t)
+        .into_iter()
+        .map(|(c, _, v)| (c, v.as_f64()))
+        .collect()
+}
+
 /// A dense tensor of `shape` with about one cell in three non-zero.
 fn dense(shape: &[usize], seed: u64) -> Tensor {
     let n: usize = shape.iter().product();
@@ -76,6 +99,7 @@ fn every_layout_walks_like_the_closure_walk() {
                 let want = reference(&t);
                 assert_eq!(want.len(), t.nnz());
                 assert_eq!(lazy(&t), want, "{format:?} {shape:?} {order:?}");
+                assert_eq!(typed::<f64>(&t), reference_f64(&t), "{format:?} {shape:?}");
             }
         }
     }
@@ -107,6 +131,18 @@ fn column_major_and_duplicate_coo() {
         ]
     );
     assert_eq!(got, reference(&t));
+    assert_eq!(
+        typed::<i16>(&t),
+        vec![(vec![1, 2], 10), (vec![0, 3], 20), (vec![1, 2], 30)]
+    );
+    // Another type than the value type is refused.
+    match t.iter_as::<i32>() {
+        Err(e) => assert!(
+            matches!(e.kind(), arrow_tensor_ipc::ErrorKind::TypeMismatch { .. }),
+            "{e}"
+        ),
+        Ok(_) => panic!("iter_as::<i32> of int16 values"),
+    }
 }
 
 #[test]
@@ -118,6 +154,7 @@ fn rank_beyond_the_inline_coordinates() {
         let t = d.to_sparse(format, &ConvertOptions::default()).unwrap();
         assert!(t.nnz() > 0);
         assert_eq!(lazy(&t), reference(&t), "{format:?}");
+        assert_eq!(typed::<f64>(&t), reference_f64(&t), "{format:?}");
         assert!(t.iter().unwrap().all(|nz| nz.coords.len() == rank));
     }
 }
@@ -161,10 +198,15 @@ fn permissive_index_out_of_range_fails_before_iterating() {
     // indices[2] = 9 lies outside the 3 columns; permissive building does not look.
     let t = permissive_csr(vec![0, 2, 9]);
     assert!(t.iter().is_err());
+    assert!(t.iter_as::<f32>().is_err());
     assert!(t.for_each_stored(|_, _| ()).is_err());
 
     // The same tensor with a good index iterates without strict validation.
     let t = permissive_csr(vec![0, 2, 1]);
     assert_eq!(lazy(&t), reference(&t));
     assert_eq!(t.iter().unwrap().count(), 3);
+    assert_eq!(
+        typed::<f32>(&t),
+        vec![(vec![0, 0], 1.0), (vec![0, 2], 2.0), (vec![1, 1], 3.0)]
+    );
 }
