@@ -30,9 +30,9 @@ fn matrix() -> SparseTensor {
         .map(|k| ((k % PER_ROW) * (COLS / PER_ROW) + (k / PER_ROW) % 7) as i64)
         .collect();
     let values: Vec<f64> = (0..nnz).map(|k| (k % 1000) as f64 * 0.5).collect();
-    let t = SparseTensor::csr([ROWS, COLS], indptr, indices, values).expect("a valid CSR");
-    t.validate().expect("strictly valid");
-    t
+    SparseTensor::csr([ROWS, COLS], indptr, indices, values)
+        .and_then(SparseTensor::validate)
+        .expect("a valid CSR")
 }
 
 /// The median of `reps` timed runs of `f` (after one untimed run), in ns per entry.
