@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test of the crate: unit, integration, doc tests, and the interop suite against
 # Arrow C++ 26 (from the pinned pyarrow wheel, installed into ./.venv on first use); then
-# builds the Python package (python/, with maturin), installs it into ./.venv and runs its
-# pytest suite.
+# builds the Python package (python/, with maturin: one abi3 wheel), installs it into ./.venv
+# and runs its pytest suite, then installs the same wheel into fresh venvs without Rust on
+# PATH (pinned and lowest declared numpy, pyarrow, scipy) and runs the README examples and
+# the core tests there (scripts/wheel-check.sh).
 #
 #   scripts/test.sh [extra cargo test arguments]
 #
@@ -20,3 +22,4 @@ cargo test --all-features "$@"
 
 scripts/python-package.sh
 .venv/bin/python -m pytest python/tests -q
+scripts/wheel-check.sh

@@ -2,7 +2,8 @@
 //!
 //! A library built for the default x86-64 target may use SSE2 only, whose 16-byte registers
 //! and missing narrowing moves leave loops that turn coordinates of one integer width into
-//! another (interleaving a COO table's coordinate columns into rows) scalar. [`run`] runs a closure inside a function compiled with the AVX-512
+//! another (splitting a row-major coordinate matrix into columns, interleaving columns into
+//! rows) scalar. [`run`] runs a closure inside a function compiled with the AVX-512
 //! features of x86-64-v4 when the running CPU reports all of them, so that the loops the
 //! closure inlines are vectorized for those registers; elsewhere (another CPU or
 //! architecture, or Miri) it calls the closure as it is. Both run the same safe code and
@@ -13,8 +14,9 @@
 //! loops (read once per process); running the `compare` example's COO table rows
 //! (`--only coo_table_coo`) with and without it shows what the copy gains.
 
-// Used by the interleaving of a COO table's coordinate columns only, where the copy pays
-// (the `compare` example's `coo_table_*_from_table` rows, with and without ENV).
+// Used by the COO tables only: the interleaving of a table's coordinate columns and the
+// split of a coordinate matrix into columns, where the copy pays (about 10% and more of
+// the `compare` example's `coo_table_*` rows, run with and without ENV).
 #![cfg_attr(not(feature = "record-batch"), allow(dead_code))]
 
 /// The environment variable that turns the AVX-512 loops off when `0` (read once).

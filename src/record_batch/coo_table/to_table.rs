@@ -409,12 +409,21 @@ fn table_of_columns(
 /// The columns, of type `D`, of an `nnz x ndim` coordinate matrix of type `S` whose every
 /// coordinate `D` holds: slices of the matrix itself when the types agree and it is
 /// column-major or `ndim` is 1 (no copy), else split (and cast) from its rows, in shares of
-/// rows split between threads for large matrices. (The split runs at memory speed as
-/// compiled for the default target: no AVX-512 copy of it, unlike the interleaving.)
+/// rows split between threads for large matrices.
 fn split_columns<S: NativeIndex, D: NativeIndex>(
     index: &CooIndex,
     ndim: usize,
     nnz: usize,
+) -> Result<Vec<Buffer>> {
+    split_columns_on::<S, D>(index, ndim, nnz, crate::parallel::wide::enabled())
+}
+
+/// [`split_columns`], with the AVX-512 loops ([`crate::parallel::wide`]) allowed when `wide`.
+fn split_columns_on<S: NativeIndex, D: NativeIndex>(
+    index: &CooIndex,
+    ndim: usize,
+    nnz: usize,
+    wide: bool,
 ) -> Result<Vec<Buffer>> {
     let buf = index.indices().buffer();
     let width = nnz * std::mem::size_of::<S>();
@@ -465,7 +474,11 @@ fn split_columns<S: NativeIndex, D: NativeIndex>(
                 let block = coords
                     .get(rows.start * ndim..rows.end * ndim)
                     .unwrap_or_default();
-                split_block(block, mine)
+                crate::parallel::wide::run(
+                    wide,
+                    #[inline(always)]
+                    || split_block(block, mine),
+                )
             },
         )?;
     }
@@ -474,7 +487,7 @@ fn split_columns<S: NativeIndex, D: NativeIndex>(
 
 /// Splits a block of a row-major coordinate matrix into its columns, casting each
 /// coordinate to `D` (which holds it).
-#[inline]
+#[inline(always)]
 fn split_block<S: NativeIndex, D: NativeIndex>(coords: &[S], mut cols: Vec<&mut [D]>) {
     let cast = |v: S| D::usize_as(v.as_usize());
     match cols.as_mut_slice() {
@@ -514,23 +527,30 @@ fn split_block<S: NativeIndex, D: NativeIndex>(coords: &[S], mut cols: Vec<&mut 
 #[cfg(test)]
 #[allow(clippy::indexing_slicing, clippy::unwrap_used)]
 mod tests {
-    use super::split_columns;
+    use super::split_columns_on;
     use crate::{CooIndex, IndexArray, NativeIndex};
 
     /// Splits `nnz` rows of rank `ndim` (row-major, of type `S`) into columns of type `D`,
+    /// both with the loops compiled for AVX-512 (where the CPU has it) and the plain ones,
     /// against the definition; sizes across thread shares and vector widths.
     fn check<S: NativeIndex, D: NativeIndex>(ndim: usize, nnz: usize, top: u64) {
         let coords: Vec<S> = (0..nnz * ndim)
             .map(|k| S::from_u64((k as u64).wrapping_mul(0x9e37_79b9) % top).unwrap())
             .collect();
         let index = CooIndex::new(IndexArray::from_vec(coords.clone()), ndim).unwrap();
-        let cols = split_columns::<S, D>(&index, ndim, nnz).unwrap();
-        assert_eq!(cols.len(), ndim);
-        for (d, col) in cols.iter().enumerate() {
-            let want: Vec<D> = (0..nnz)
-                .map(|k| D::from_u64(coords[k * ndim + d].as_usize() as u64).unwrap())
-                .collect();
-            assert_eq!(col.typed_data::<D>(), want.as_slice(), "{ndim} {nnz}");
+        for wide in [true, false] {
+            let cols = split_columns_on::<S, D>(&index, ndim, nnz, wide).unwrap();
+            assert_eq!(cols.len(), ndim);
+            for (d, col) in cols.iter().enumerate() {
+                let want: Vec<D> = (0..nnz)
+                    .map(|k| D::from_u64(coords[k * ndim + d].as_usize() as u64).unwrap())
+                    .collect();
+                assert_eq!(
+                    col.typed_data::<D>(),
+                    want.as_slice(),
+                    "{ndim} {nnz} {wide}"
+                );
+            }
         }
     }
 
