@@ -2,6 +2,7 @@
 """Renders docs/performance.md from the JSON lines of the side-by-side comparisons.
 
     scripts/perf_report.py COMPARE CONVERT MTX NPZ PYTHON ITER BUILD OUT.md
+    scripts/perf_report.py --build BUILD OUT.md   (replaces the Build section of OUT.md)
 
 The inputs are what `examples/compare.rs`, `examples/compare_convert.rs`,
 `examples/compare_mtx.rs`, `examples/compare_npz.rs`, `python/bench/compare.py`,
@@ -138,7 +139,28 @@ def build_section(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def replace_build(build_path: str, out_path: str) -> None:
+    """Replaces the "Build" section of an existing report with one from `build_path` (the
+    build figures are measured apart from the comparisons: `scripts/build-report.sh`)."""
+    with open(out_path) as f:
+        lines = f.read().split("\n")
+    start = next((i for i, l in enumerate(lines) if l.startswith("## Build")), None)
+    section = build_section(load(build_path))
+    if start is None:
+        # Before the first section.
+        start = next(i for i, l in enumerate(lines) if l.startswith("## "))
+        lines[start:start] = section + [""]
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        lines[start:end] = section + [""]
+    with open(out_path, "w") as f:
+        f.write("\n".join(lines))
+
+
 def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--build":
+        replace_build(sys.argv[2], sys.argv[3])
+        return
     if len(sys.argv) != 9:
         sys.exit(__doc__)
     compare, convert, mtx, npz, python, iters, build = (load(p) for p in sys.argv[1:8])

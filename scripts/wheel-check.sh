@@ -26,8 +26,10 @@ case "$wheel" in
 esac
 
 pin() { sed -n "s/^$1==//p" tests/interop/requirements.txt python/requirements-dev.txt | head -n 1; }
-pins=("numpy==$(pin numpy)" "pyarrow==$(pin pyarrow)" "scipy==$(pin scipy)" "pytest==$(pin pytest)")
-floors=("numpy==1.26.4" "pyarrow==14.0.2" "scipy==1.13.1" "pytest==$(pin pytest)")
+# pytest and sparse (pydata, which the COO-table tests compare with) are the tests' own.
+tools=("pytest==$(pin pytest)" "sparse==$(pin sparse)")
+pins=("numpy==$(pin numpy)" "pyarrow==$(pin pyarrow)" "scipy==$(pin scipy)" "${tools[@]}")
+floors=("numpy==1.26.4" "pyarrow==14.0.2" "scipy==1.13.1" "${tools[@]}")
 
 # PATH without any Rust toolchain: the system directories only.
 bare=/usr/local/bin:/usr/bin:/bin

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import os
 import subprocess
 import sys
@@ -15,6 +16,21 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def needs(package: str, version: str) -> pytest.MarkDecorator:
+    """Skips a test where the installed `package` is older than `version`. The suite also
+    runs at the lowest versions python/pyproject.toml declares (scripts/wheel-check.sh:
+    numpy 1.26, pyarrow 14, scipy 1.13), where a few tests of newer features skip."""
+    from importlib.metadata import version as installed
+
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
+
+    have = installed(package)
+    return pytest.mark.skipif(
+        key(have) < key(version), reason=f"needs {package} >= {version} (found {have})"
+    )
 
 VALUE_TYPES = [
     "int8", "int16", "int32", "int64",

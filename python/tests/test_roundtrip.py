@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 import arrow_tensor_ipc as ati
-from conftest import INDEX_TYPES, VALUE_TYPES, random_dense, same_bits, same_values
+from conftest import INDEX_TYPES, VALUE_TYPES, needs, random_dense, same_bits, same_values
 
 SHAPES = {
     0: [()],
@@ -187,6 +187,7 @@ def test_from_scipy_non_canonical() -> None:
         assert np.array_equal(msg.to_numpy(), m.toarray())
 
 
+@needs("scipy", "1.15")  # scipy's n-D coo_array
 def test_scipy_nd_coo() -> None:
     a = random_dense(np.random.default_rng(5), (2, 3, 4), "int32")
     m = sp.coo_array(a)

@@ -149,7 +149,7 @@ def test_mapped_file_arrays_outlive_the_message(tmp_path: Path) -> None:
 
 def test_ten_thousand_cycles_keep_memory_flat() -> None:
     rng = np.random.default_rng(22)
-    csr = sp.random_array((200, 200), density=0.05, format="csr", rng=rng)
+    csr = sp.random_array((200, 200), density=0.05, format="csr", random_state=rng)
     dense = random_dense(rng, (64, 64), "float32")
     datas = [ati.dumps(csr), ati.dumps(dense), ati.dumps(dense, format="csf")]
 

@@ -82,25 +82,37 @@ pub(crate) fn write_coo_lines(
     crate::dispatch_value!(tensor.value_type(), T => {
         let values = tensor.values::<T>().unwrap_or_default();
         write_parallel(out, nnz, threads, WRITE_BLOCK, &|range, buf| {
-            // The block's coordinates as `i64`, row after row, then its lines.
-            let coords = block_coords(idx, nnz, ndim, order, range.clone());
-            format_coo::<T>(&coords, values, ndim, range, buf)
+            buf.reserve(range.len() * (ndim * 8 + 24));
+            // A few thousand entries at a time: their coordinates as `i64`, row after
+            // row (in a buffer that stays in cache), then their lines.
+            let mut coords = Vec::with_capacity(GATHER * ndim);
+            let mut start = range.start;
+            while start < range.end {
+                let part = start..(start + GATHER).min(range.end);
+                block_coords(idx, nnz, ndim, order, part.clone(), &mut coords);
+                format_coo::<T>(&coords, values, ndim, part.clone(), buf);
+                start = part.end;
+            }
         })
     })
 }
 
-/// The coordinates of entries `range` of a COO index as `i64`, `ndim` per entry, entry
-/// after entry (compiled per index type; the formatting per value type only).
+/// Entries whose coordinates [`block_coords`] gathers at a time.
+const GATHER: usize = 2048;
+
+/// Replaces `out` with the coordinates of entries `range` of a COO index as `i64`, `ndim`
+/// per entry, entry after entry (compiled per index type; the formatting per value type).
 fn block_coords(
     idx: &crate::IndexArray,
     nnz: usize,
     ndim: usize,
     order: crate::CooOrder,
     range: Range<usize>,
-) -> Vec<i64> {
+    out: &mut Vec<i64>,
+) {
+    out.clear();
     crate::dispatch_index!(idx.index_type(), I => {
         let idx = idx.values::<I>().unwrap_or_default();
-        let mut out = Vec::with_capacity(range.len() * ndim);
         for i in range {
             for d in 0..ndim {
                 let slot = match order {
@@ -110,7 +122,6 @@ fn block_coords(
                 out.push(idx.get(slot).map_or(0, |v| crate::types::NativeIndex::as_index(*v)));
             }
         }
-        out
     })
 }
 
@@ -123,7 +134,6 @@ fn format_coo<T: TextValue>(
     range: Range<usize>,
     buf: &mut Vec<u8>,
 ) {
-    buf.reserve(range.len() * (ndim * 8 + 24));
     for (k, i) in range.enumerate() {
         let row = coords.get(k * ndim..(k + 1) * ndim).unwrap_or_default();
         for &c in row {
