@@ -35,6 +35,9 @@ fn matrix() -> SparseTensor {
         .expect("a valid CSR")
 }
 
+/// A walk to time: its name, what it does, and the walk (returning a sum to keep).
+type Walk<'a> = (&'static str, &'static str, Box<dyn FnMut() -> f64 + 'a>);
+
 /// The median of `reps` timed runs of `f` (after one untimed run), in ns per entry.
 fn time(reps: usize, nnz: usize, mut f: impl FnMut() -> f64) -> f64 {
     black_box(f());
@@ -61,7 +64,7 @@ fn main() {
     let t = matrix();
     let nnz = t.nnz();
     let values = t.values::<f64>().expect("float64 values");
-    let walks: [(&str, &str, Box<dyn FnMut() -> f64>); 3] = [
+    let walks: [Walk<'_>; 3] = [
         (
             "iter",
             "SparseTensor::iter: NonZero per entry, nz.coords[1] + nz.value (Scalar::Float64)",
