@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 LIB_SECONDS_BUDGET=45
-LIB_LINES_BUDGET=400000
+LIB_LINES_BUDGET=1400000
 
 # Compiled afresh, so that --timings reports the unit (build.rs reuses $FLATC when set).
 cargo clean --quiet --release -p arrow-tensor-ipc
@@ -18,7 +18,7 @@ seconds=$(python3 - <<'PY'
 import glob, json, os, re
 f = max(glob.glob("target/cargo-timings/cargo-timing-*.html"), key=os.path.getmtime)
 data = json.loads(re.search(r"const UNIT_DATA = (\[.*?\]);", open(f).read(), re.S).group(1))
-print(next(round(u["duration"], 1) for u in data if u["name"] == "arrow-tensor-ipc" and u["mode"] != "run-custom-build"))
+print(next(round(u["duration"], 1) for u in data if u["name"] == "arrow-tensor-ipc" and not u["target"].strip()))
 PY
 )
 lines=$(cargo llvm-lines --release --lib 2>/dev/null | awk '/\(TOTAL\)/ {print $1; exit}')
