@@ -30,6 +30,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 git clone --quiet "$root" "$work/clone"
 cd "$work/clone"
+echo "{\"figure\": \"measured\", \"date\": \"$(date -u +%Y-%m-%d)\", \"commit\": \"$(git rev-parse --short HEAD)\"}"
 # The pinned venv's python (with pyarrow) is not needed for these builds.
 now() { date +%s.%N; }
 elapsed() { python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$1" "$2"; }

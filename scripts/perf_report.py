@@ -104,18 +104,21 @@ def all_keys(rows: list[dict[str, Any]]) -> list[str]:
 def build_section(rows: list[dict[str, Any]]) -> list[str]:
     """The "Build" section: each figure of `scripts/build-report.sh` beside its goal, then
     the functions that `cargo llvm-lines` finds with the most lines."""
+    when = next((r for r in rows if r.get("figure") == "measured"), {})
     out = [
         "## Build (`scripts/build-report.sh`)",
         "",
-        "Cold builds of a fresh clone on this machine (dependencies compiled from the local",
-        "registry cache, not downloaded); seconds of wall time, or of a unit in `cargo --timings`.",
+        f"Measured {when.get('date', '?')} at commit `{when.get('commit', '?')}`: cold builds of"
+        " a fresh clone on this machine (dependencies compiled",
+        "from the local registry cache, not downloaded); seconds of wall time, or of a unit in",
+        "`cargo --timings`.",
         "",
         "| figure | measured | goal | command |",
         "| --- | --- | --- | --- |",
     ]
     for r in rows:
         fig = r.get("figure")
-        if fig == "llvm_lines_top":
+        if fig in ("llvm_lines_top", "measured"):
             continue
         if "units_seconds" in r:
             units = r["units_seconds"]
