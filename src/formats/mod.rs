@@ -152,6 +152,19 @@ impl FileFormat {
     }
 }
 
+/// Runs `write` on a 1 MiB buffer in front of `out`, then flushes it: the text writers,
+/// whose bodies take `&mut dyn Write` so that they are compiled in this crate only.
+#[cfg(any(feature = "matrix-market", feature = "frostt"))]
+pub(crate) fn write_buffered(
+    out: impl std::io::Write,
+    write: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
+) -> Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
+    write(&mut out)?;
+    std::io::Write::flush(&mut out).map_err(ErrorKind::Io)?;
+    Ok(())
+}
+
 /// The one message of a file that holds one tensor (`what`: "writing a FROSTT file"), or the error
 /// for any other number of messages: [`ErrorKind::Empty`] for none,
 /// [`ErrorKind::UnsupportedLayout`] for several.

@@ -72,23 +72,6 @@ impl Coords {
         }
     }
 
-    /// Coordinates of rank `ndim` whose dimension `d` is `f(d)`.
-    #[inline(always)]
-    fn from_fn(ndim: usize, mut f: impl FnMut(usize) -> usize) -> Self {
-        if ndim <= Self::INLINE {
-            let mut inline = [0usize; Self::INLINE];
-            for (d, slot) in inline.iter_mut().enumerate().take(ndim) {
-                *slot = f(d);
-            }
-            Coords(Repr::Inline {
-                len: ndim,
-                values: inline,
-            })
-        } else {
-            Coords(Repr::Heap((0..ndim).map(f).collect()))
-        }
-    }
-
     #[inline]
     fn as_mut_slice(&mut self) -> &mut [usize] {
         match &mut self.0 {
@@ -355,64 +338,8 @@ impl<'a> NonZeroIter<'a> {
     /// COO and CSX build the coordinates straight from the index (the item is written
     /// once, never read back); CSF keeps the coordinates of the levels above the leaf in
     /// `self.coords` and copies them.
-    #[inline(always)]
-    fn advance(&mut self) -> Option<(usize, Coords)> {
-        match &mut self.walk {
-            Walk::Coo {
-                indices,
-                ndim,
-                nnz,
-                order,
-                next,
-            } => {
-                let i = *next;
-                if i >= *nnz {
-                    return None;
-                }
-                *next += 1;
-                let (ndim, nnz, indices) = (*ndim, *nnz, *indices);
-                let coords = match order {
-                    CooOrder::RowMajor => {
-                        let base = i * ndim;
-                        Coords::from_fn(ndim, |d| indices.at(base + d))
-                    }
-                    CooOrder::ColumnMajor => Coords::from_fn(ndim, |d| indices.at(d * nnz + i)),
-                };
-                Some((i, coords))
-            }
-            Walk::Csx {
-                indptr,
-                indices,
-                outer,
-                slice,
-                pos,
-                end,
-                slices,
-            } => {
-                while *pos >= *end {
-                    *slice += 1;
-                    if *slice >= *slices {
-                        return None;
-                    }
-                    *pos = indptr.at(*slice);
-                    *end = indptr.at(*slice + 1);
-                }
-                let k = *pos;
-                *pos += 1;
-                let minor = indices.at(k);
-                let pair = if *outer == 0 {
-                    [*slice, minor]
-                } else {
-                    [minor, *slice]
-                };
-                Some((k, Coords::new(&pair)))
-            }
-            Walk::Csf { .. } => self.advance_csf(),
-        }
-    }
-
-    /// The next entry's position, its coordinates written into `self.coords` (the step of
-    /// [`TypedEntries`], which lends them rather than copying them out).
+    /// The next entry's position, its coordinates written into `self.coords` (which
+    /// [`TypedEntries`] lends and the `NonZero` iterator copies out).
     #[inline(always)]
     fn advance_in_place(&mut self) -> Option<usize> {
         let coords = self.coords.as_mut_slice();
@@ -467,14 +394,14 @@ impl<'a> NonZeroIter<'a> {
                 }
                 Some(k)
             }
-            Walk::Csf { .. } => self.advance_csf().map(|(p, _)| p),
+            Walk::Csf { .. } => self.advance_csf(),
         }
     }
 
     /// The CSF step: depth-first down the levels to the next leaf entry. Kept out of line
     /// so that the COO and CSX steps inline into the caller's loop.
     #[inline(never)]
-    fn advance_csf(&mut self) -> Option<(usize, Coords)> {
+    fn advance_csf(&mut self) -> Option<usize> {
         let Walk::Csf {
             indptr,
             indices,
@@ -498,7 +425,7 @@ impl<'a> NonZeroIter<'a> {
                 *c = ix.at(pos);
             }
             if level == leaf {
-                return Some((pos, self.coords.clone()));
+                return Some(pos);
             }
             let ptr = indptr.get(level).copied().unwrap_or(Ints::I64(&[]));
             stack.push((level + 1, ptr.at(pos), ptr.at(pos + 1)));
@@ -512,9 +439,9 @@ impl Iterator for NonZeroIter<'_> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<NonZero> {
-        let (position, coords) = self.advance()?;
+        let position = self.advance_in_place()?;
         Some(NonZero {
-            coords,
+            coords: self.coords.clone(),
             value: self.values.at(position),
             position,
         })

@@ -473,10 +473,7 @@ pub fn write<W: std::io::Write>(
     out: W,
     options: &WriteOptions,
 ) -> Result<()> {
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
-    write_to(messages, &mut out, options)?;
-    std::io::Write::flush(&mut out).map_err(ErrorKind::Io)?;
-    Ok(())
+    super::write_buffered(out, &mut |w| write_to(messages, w, options))
 }
 
 /// [`write`] to a buffered writer (not generic: compiled in this crate only).
