@@ -9,6 +9,7 @@
 
 use crate::array::IndexArray;
 use crate::error::{fail, ErrorKind, Result};
+use crate::parallel::alloc::{try_vec, try_with_capacity};
 use crate::sparse::{CompressedAxis, CooIndex, CooOrder, CsfIndex, CsxIndex, SparseIndex};
 use crate::types::{IndexType, NativeIndex, NativeValue};
 use crate::{SparseFormat, SparseTensor};
@@ -43,25 +44,6 @@ pub(crate) fn needs_wide(shape: &[usize]) -> Result<bool> {
         });
     }
     Ok(max_coord > i32::MAX as u64)
-}
-
-/// A vector of `len` copies of `fill`, or [`ErrorKind::AllocationFailed`] (instead of an
-/// abort) when the memory cannot be had.
-pub(crate) fn try_vec<T: Clone>(len: usize, fill: T, what: &'static str) -> Result<Vec<T>> {
-    let mut v = try_with_capacity(len, what)?;
-    v.resize(len, fill);
-    Ok(v)
-}
-
-/// An empty vector with room for `len` elements, or [`ErrorKind::AllocationFailed`].
-pub(crate) fn try_with_capacity<T>(len: usize, what: &'static str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len)
-        .map_err(|_| ErrorKind::AllocationFailed {
-            what,
-            bytes: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64),
-        })?;
-    Ok(v)
 }
 
 /// Stored entries: `coords` holds one row of `ndim` coordinates (in dimension order) per

@@ -6,9 +6,10 @@
 //! counting sorts (summing duplicates when the order was unknown) and builds the result.
 //! Everything is O(nnz x ndim) plus the size of the dimensions that need sorting.
 
-use super::entries::{check_index_len, check_rank, dispatch_work, needs_wide, try_vec, Entries};
+use super::entries::{check_index_len, check_rank, dispatch_work, needs_wide, Entries};
 use super::ConvertOptions;
 use crate::error::{ErrorKind, Result};
+use crate::parallel::alloc::try_vec;
 use crate::sparse::{typed_index, CooOrder, SparseIndex};
 use crate::types::{NativeIndex, NativeValue};
 use crate::{SparseFormat, SparseTensor};

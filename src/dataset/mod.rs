@@ -66,6 +66,7 @@
     clippy::panic
 )]
 
+mod files;
 mod manifest;
 mod options;
 mod part;

@@ -1,14 +1,12 @@
 //! [`Dataset`]: a dataset's manifest checked on opening, its files checked as they are
 //! read, tile by tile or whole.
 
-use super::manifest::{
-    parse_tile_metadata, FileEntry, Manifest, TileEntry, MANIFEST_FILE, TILE_KEY,
-};
+use super::files::{rule, DataFiles};
+use super::manifest::{Manifest, TileEntry, MANIFEST_FILE};
 use super::tile_batches::TileBatches;
 use super::{tile_bounds, DatasetReadOptions, TensorInfo};
 use crate::error::{fail, ErrorKind, Result};
-use crate::record_batch::arrays::data_type;
-use crate::record_batch::{coordinate_type, CooTableInfo, ParquetBatches, VALUE_COLUMN};
+use crate::record_batch::VALUE_COLUMN;
 use crate::{
     ConvertOptions, CooIndex, CsfAxisOrder, IndexArray, SparseFormat, SparseIndex, SparseTensor,
     Validation, ValueType,
@@ -17,7 +15,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Int16Type, Int32Type, Int64Type, Int8Type};
 use arrow_array::{Array, RecordBatch};
 use arrow_buffer::Buffer;
-use arrow_schema::{DataType, Schema};
+use arrow_schema::DataType;
 use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -32,28 +30,17 @@ pub struct Dataset {
     mapped: bool,
 }
 
-/// An error of the format's rules about `file`.
-pub(super) fn rule<T>(file: &str, row: Option<u64>, rule: String) -> Result<T> {
-    fail(ErrorKind::Dataset {
-        file: file.to_string(),
-        row,
-        rule,
-    })
-}
-
-/// `e`, the error of the reader of `file`, as an error naming the file.
-pub(super) fn in_file(file: &str, e: crate::Error) -> crate::Error {
-    match e.kind() {
-        ErrorKind::Dataset { .. } | ErrorKind::DatasetFile { .. } => e,
-        _ => ErrorKind::DatasetFile {
-            file: file.to_string(),
-            source: Box::new(e),
-        }
-        .into(),
-    }
-}
-
 impl Dataset {
+    /// What opening this dataset's files needs.
+    fn data_files(&self) -> DataFiles<'_> {
+        DataFiles {
+            dir: &self.dir,
+            manifest: &self.manifest,
+            options: &self.options,
+            mapped: self.mapped,
+        }
+    }
+
     /// Opens the dataset in `dir`: reads and checks its manifest (see
     /// [`Manifest::parse`]) and that every file it lists exists. Files are read into
     /// memory one at a time as they are needed.
@@ -234,7 +221,7 @@ impl Dataset {
             .map(|t| t.files.clone())
             .unwrap_or_default();
         Ok(TileBatches {
-            dataset: self,
+            files_of: self.data_files(),
             tile: tile.to_vec(),
             bounds: tile_bounds(tile, &self.manifest.tile_shape, &self.manifest.info.shape),
             files: files.into_iter(),
@@ -328,131 +315,6 @@ impl Dataset {
             return t.with_dim_names(self.info().dim_names.iter().cloned());
         }
         Ok(t)
-    }
-
-    /// Opens one file and checks its footer against the manifest.
-    pub(super) fn open_file(&self, entry: &FileEntry, tile: &[usize]) -> Result<ParquetBatches> {
-        let file = &entry.path;
-        let path = self.dir.join(file);
-        let batches = (|| -> Result<ParquetBatches> {
-            #[cfg(feature = "mmap")]
-            if self.mapped {
-                #[allow(unsafe_code)]
-                // SAFETY: `open_mmap`'s caller promised that the dataset's files are not
-                // truncated or modified while anything read from them is alive.
-                let map = unsafe { crate::map_file(&path)? };
-                return ParquetBatches::try_new(map, &self.options.parquet);
-            }
-            let bytes = std::fs::read(&path)?;
-            ParquetBatches::try_new(bytes, &self.options.parquet)
-        })()
-        .map_err(|e| in_file(file, e))?;
-        if batches.num_rows() != entry.nnz {
-            return rule(
-                file,
-                None,
-                format!(
-                    "holds {} rows, the manifest says {}",
-                    batches.num_rows(),
-                    entry.nnz
-                ),
-            );
-        }
-        self.check_schema(file, batches.schema(), tile)?;
-        Ok(batches)
-    }
-
-    /// Checks a file's schema (columns, types, COO-table and tile metadata) against the
-    /// manifest.
-    fn check_schema(&self, file: &str, schema: &Schema, tile: &[usize]) -> Result<()> {
-        let m = &self.manifest;
-        let info = &m.info;
-        let rank = info.ndim();
-        let want = info.coo_table_info();
-        let names = want.column_names();
-        let coord_dt = data_type(ValueType::from_index_type(coordinate_type(&info.shape)));
-        let fields = schema.fields();
-        if fields.len() != rank + 1 {
-            return rule(
-                file,
-                None,
-                format!(
-                    "has {} columns, a COO table of rank {rank} has {}",
-                    fields.len(),
-                    rank + 1
-                ),
-            );
-        }
-        for (d, (f, name)) in fields.iter().zip(&names).enumerate() {
-            let dt = if d < rank {
-                &coord_dt
-            } else {
-                &data_type(info.value_type)
-            };
-            if f.name() != name || f.data_type() != dt {
-                return rule(
-                    file,
-                    None,
-                    format!(
-                        "column {d} is {:?} of type {}, the manifest gives {name:?} of type {dt}",
-                        f.name(),
-                        f.data_type()
-                    ),
-                );
-            }
-        }
-        let found = CooTableInfo::from_schema(schema).map_err(|e| in_file(file, e))?;
-        let checks: [(&str, String, String); 5] = [
-            (
-                "shape",
-                format!("{:?}", found.shape),
-                format!("{:?}", want.shape),
-            ),
-            (
-                "dimension names",
-                format!("{:?}", found.dim_names),
-                format!("{:?}", want.dim_names),
-            ),
-            (
-                "format",
-                found.format.name().into(),
-                want.format.name().into(),
-            ),
-            (
-                "axis order",
-                format!("{:?}", found.axis_order),
-                format!("{:?}", want.axis_order),
-            ),
-            (
-                "index type",
-                found.index_type.name().into(),
-                want.index_type.name().into(),
-            ),
-        ];
-        for (what, f, w) in checks {
-            if f != w {
-                return rule(
-                    file,
-                    None,
-                    format!("its metadata gives {what} {f}, the manifest {w}"),
-                );
-            }
-        }
-        let Some(text) = schema.metadata().get(TILE_KEY) else {
-            return rule(file, None, format!("has no {TILE_KEY} metadata"));
-        };
-        let (t, ts, g) = parse_tile_metadata(text).or_else(|r| rule(file, None, r))?;
-        if t != tile || ts != m.tile_shape || g != m.grid {
-            return rule(
-                file,
-                None,
-                format!(
-                    "its tile metadata (tile {t:?}, tile_shape {ts:?}, grid {g:?}) disagrees with the manifest (tile {tile:?}, tile_shape {:?}, grid {:?})",
-                    m.tile_shape, m.grid
-                ),
-            );
-        }
-        Ok(())
     }
 }
 

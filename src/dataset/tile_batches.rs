@@ -1,7 +1,7 @@
 //! [`TileBatches`]: the record batches of one tile, every row checked against its tile.
 
+use super::files::{in_file, rule, DataFiles};
 use super::manifest::FileEntry;
-use super::read::{in_file, rule, Dataset};
 use crate::error::Result;
 use crate::record_batch::ParquetBatches;
 use arrow_array::cast::AsArray;
@@ -10,9 +10,9 @@ use arrow_array::Array;
 use arrow_array::RecordBatch;
 use arrow_schema::DataType;
 
-/// The record batches of one tile (see [`Dataset::tile_batches`]).
+/// The record batches of one tile (see [`Dataset::tile_batches`](super::Dataset::tile_batches)).
 pub struct TileBatches<'a> {
-    pub(super) dataset: &'a Dataset,
+    pub(super) files_of: DataFiles<'a>,
     pub(super) tile: Vec<usize>,
     pub(super) bounds: Vec<(u64, u64)>,
     pub(super) files: std::vec::IntoIter<FileEntry>,
@@ -25,7 +25,7 @@ impl TileBatches<'_> {
         loop {
             if self.current.is_none() {
                 let entry = self.files.next()?;
-                match self.dataset.open_file(&entry, &self.tile) {
+                match self.files_of.open(&entry, &self.tile) {
                     Ok(b) => self.current = Some((entry, b, 0)),
                     Err(e) => return Some(Err(e)),
                 }

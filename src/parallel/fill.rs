@@ -17,8 +17,8 @@
 //! prefixes are moved together, in part order (the text readers, whose parts hold at most
 //! one entry per line but may hold fewer).
 
-use crate::convert::entries::try_with_capacity;
 use crate::error::{fail, ErrorKind, Result};
+use crate::parallel::alloc::try_with_capacity;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 

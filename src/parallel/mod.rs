@@ -9,6 +9,7 @@
 //! [`fill`] fills one output vector from several threads, each writing its own range, after
 //! [`huge_pages`] has advised the kernel to back a large one with huge pages.
 
+pub(crate) mod alloc;
 pub(crate) mod fill;
 mod huge_pages;
 pub(crate) mod wide;

@@ -1,5 +1,6 @@
 //! Arrow data types of the model's value and index types, and primitive arrays over the
-//! model's buffers (zero-copy both ways).
+//! model's buffers (zero-copy both ways), and [`retype`]: array data given a type that
+//! differs from its own only in the nullability of nested fields.
 
 use crate::error::{fail, ErrorKind, Result};
 use crate::{IndexType, ValueType};
@@ -99,4 +100,34 @@ pub(crate) fn primitive_bytes(
         });
     }
     Ok(buffer.slice_with_length(start, len))
+}
+
+/// `data` with its type, and its children's, replaced by `to`, which differs from its own
+/// only in the nullability of nested fields. Fails (in the `build` checks of arrow-data)
+/// where the new type does not fit the data.
+pub(crate) fn retype(data: arrow_data::ArrayData, to: &DataType) -> Result<arrow_data::ArrayData> {
+    let children: Vec<&DataType> = match to {
+        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+            vec![f.data_type()]
+        }
+        DataType::Struct(fields) => fields.iter().map(|f| f.data_type()).collect(),
+        _ => Vec::new(),
+    };
+    if children.len() != data.child_data().len() {
+        return fail(ErrorKind::TypeMismatch {
+            expected: to.to_string(),
+            found: data.data_type().to_string(),
+        });
+    }
+    let child_data = data
+        .child_data()
+        .iter()
+        .zip(children)
+        .map(|(c, t)| retype(c.clone(), t))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(data
+        .into_builder()
+        .data_type(to.clone())
+        .child_data(child_data)
+        .build()?)
 }

@@ -2,8 +2,8 @@
 //! of the leaves (any axis order), and the direct fill of the identity order.
 
 use super::fill::Fill;
-use crate::convert::entries::try_with_capacity;
 use crate::error::Result;
+use crate::parallel::alloc::try_with_capacity;
 use crate::sparse::typed_index;
 use crate::tensor::row_major_strides;
 use crate::types::NativeValue;

@@ -3,8 +3,8 @@
 
 use super::fill::Fill;
 use super::Tuning;
-use crate::convert::entries::try_with_capacity;
 use crate::error::Result;
+use crate::parallel::alloc::try_with_capacity;
 use crate::parallel::fill::{fill_parallel, DenseWriter, Filled};
 use crate::parallel::thread_count;
 use crate::sparse::{typed_index, CsxIndex};

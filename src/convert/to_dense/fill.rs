@@ -3,8 +3,8 @@
 //! fill zeroed a block ahead of its writes. Also the grouping of unsorted values by block.
 
 use super::{for_each_offset_block, Tuning};
-use crate::convert::entries::{try_vec, try_with_capacity};
 use crate::error::Result;
+use crate::parallel::alloc::{try_vec, try_with_capacity};
 use crate::parallel::fill::{DenseWriter, Filled};
 use crate::types::NativeValue;
 use crate::SparseTensor;

@@ -1,7 +1,7 @@
 //! The checks a Parquet file passes before and after its footer is decoded, and the
 //! boundary at which panics of the `parquet` crate are contained.
 
-use super::read::ParquetReadOptions;
+use super::options::ParquetReadOptions;
 use super::thrift::{zigzag, Thrift, I32, LIST, STOP, STRUCT};
 use super::PARQUET_MAGIC;
 use crate::error::{fail, ErrorKind, Result};

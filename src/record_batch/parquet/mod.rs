@@ -56,11 +56,13 @@
 //! ```
 
 mod check;
+mod options;
 mod read;
 mod thrift;
 mod write;
 
-pub use read::{ParquetBatches, ParquetReadOptions};
+pub use options::ParquetReadOptions;
+pub use read::ParquetBatches;
 pub use write::{ParquetCompression, ParquetWriteOptions, ParquetWriter};
 
 /// The magic bytes a Parquet file starts and ends with.

@@ -1,8 +1,8 @@
 //! [`ParquetWriter`] and its options.
 
 use crate::error::{fail, ErrorKind, Result};
+use crate::record_batch::arrays::retype;
 use arrow_array::{make_array, ArrayRef, RecordBatch};
-use arrow_data::ArrayData;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::ArrowWriter;
@@ -280,34 +280,4 @@ fn nullable_children(t: &DataType) -> DataType {
         DataType::Struct(fields) => DataType::Struct(fields.iter().map(child).collect()),
         other => other.clone(),
     }
-}
-
-/// `data` with its type, and its children's, replaced by `to`, which differs from its own
-/// only in the nullability of nested fields. Fails (in the `build` checks of arrow-data)
-/// where the new type does not fit the data.
-pub(super) fn retype(data: ArrayData, to: &DataType) -> Result<ArrayData> {
-    let children: Vec<&DataType> = match to {
-        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
-            vec![f.data_type()]
-        }
-        DataType::Struct(fields) => fields.iter().map(|f| f.data_type()).collect(),
-        _ => Vec::new(),
-    };
-    if children.len() != data.child_data().len() {
-        return fail(ErrorKind::TypeMismatch {
-            expected: to.to_string(),
-            found: data.data_type().to_string(),
-        });
-    }
-    let child_data = data
-        .child_data()
-        .iter()
-        .zip(children)
-        .map(|(c, t)| retype(c.clone(), t))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(data
-        .into_builder()
-        .data_type(to.clone())
-        .child_data(child_data)
-        .build()?)
 }
