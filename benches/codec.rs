@@ -82,7 +82,7 @@ fn dense(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("encode_to_file", size), &msg, |b, m| {
             b.iter(|| {
                 let f = std::fs::File::create(&path).expect("create");
-                let mut w = MessageWriter::new(f, opts);
+                let mut w = MessageWriter::new(f, &opts);
                 w.write(m).expect("write");
                 w.into_inner()
             })
@@ -93,7 +93,7 @@ fn dense(c: &mut Criterion) {
         let chunk = Buffer::from(bytes.clone());
         g.bench_with_input(BenchmarkId::new("stream_decoder", size), &chunk, |b, c| {
             b.iter(|| {
-                let mut d = StreamDecoder::new(ReadOptions::strict());
+                let mut d = StreamDecoder::new(&ReadOptions::strict());
                 d.push(c.clone());
                 d.next_message().expect("decode").expect("a message")
             })
@@ -103,7 +103,7 @@ fn dense(c: &mut Criterion) {
             &bytes,
             |b, m| {
                 b.iter(|| {
-                    let mut d = StreamDecoder::new(ReadOptions::strict());
+                    let mut d = StreamDecoder::new(&ReadOptions::strict());
                     let mut out = None;
                     for piece in m.chunks(64 << 10) {
                         let mut piece = piece;
@@ -117,7 +117,7 @@ fn dense(c: &mut Criterion) {
         );
         g.bench_with_input(BenchmarkId::new("message_reader", size), &bytes, |b, m| {
             b.iter(|| {
-                MessageReader::new(&m[..], ReadOptions::strict())
+                MessageReader::new(&m[..], &ReadOptions::strict())
                     .next()
                     .expect("a message")
                     .expect("decode")
@@ -126,7 +126,7 @@ fn dense(c: &mut Criterion) {
         #[cfg(feature = "mmap")]
         g.bench_with_input(BenchmarkId::new("decode_mmap", size), &path, |b, p| {
             b.iter(|| {
-                unsafe { arrow_tensor_ipc::read_mmap(p, ReadOptions::strict()) }
+                unsafe { arrow_tensor_ipc::read_mmap(p, &ReadOptions::strict()) }
                     .expect("map")
                     .next()
                     .expect("message")

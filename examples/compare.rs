@@ -288,7 +288,7 @@ fn dense_rows(cfg: &Cfg, body: usize) {
         per: "encode + to_bytes of the same tensor; Arrow: WriteTensor of such a tensor",
     });
     let ours = time(reps, || {
-        let mut w = MessageWriter::new(Vec::new(), opts);
+        let mut w = MessageWriter::new(Vec::new(), &opts);
         w.write(&msg).expect("write");
         w.into_inner()
     });
@@ -318,7 +318,7 @@ fn dense_rows(cfg: &Cfg, body: usize) {
     let out_path = cfg.dir.join(format!("{name}.out.arrows"));
     let ours = time(reps, || {
         let f = std::fs::File::create(&out_path).expect("create");
-        let mut w = MessageWriter::new(f, opts);
+        let mut w = MessageWriter::new(f, &opts);
         w.write(&msg).expect("write");
         w.into_inner()
     });
@@ -352,7 +352,7 @@ fn dense_rows(cfg: &Cfg, body: usize) {
     #[cfg(feature = "mmap")]
     {
         let ours = time(cfg.reps_for(0), || {
-            unsafe { arrow_tensor_ipc::read_mmap(&file, ReadOptions::strict()) }
+            unsafe { arrow_tensor_ipc::read_mmap(&file, &ReadOptions::strict()) }
                 .expect("map")
                 .next()
                 .expect("a message")
@@ -475,7 +475,7 @@ fn sparse_rows<I: NativeIndex>(cfg: &Cfg, layout: Layout, nnz: usize, idx: &str)
     #[cfg(feature = "mmap")]
     {
         let ours = time(reps, || {
-            unsafe { arrow_tensor_ipc::read_mmap(&file, ReadOptions::permissive()) }
+            unsafe { arrow_tensor_ipc::read_mmap(&file, &ReadOptions::permissive()) }
                 .expect("map")
                 .next()
                 .expect("a message")
@@ -558,7 +558,7 @@ fn sparse_rows<I: NativeIndex>(cfg: &Cfg, layout: Layout, nnz: usize, idx: &str)
 #[cfg(feature = "mmap")]
 fn rss_child(file: &Path) {
     let t0 = Instant::now();
-    let m = unsafe { arrow_tensor_ipc::read_mmap(file, ReadOptions::strict()) }
+    let m = unsafe { arrow_tensor_ipc::read_mmap(file, &ReadOptions::strict()) }
         .expect("map")
         .next()
         .expect("a message")
@@ -664,7 +664,7 @@ fn main() {
         {
             let msg: Message = inputs::dense(body).into();
             let f = std::fs::File::create(&file).expect("create");
-            let mut w = MessageWriter::new(std::io::BufWriter::new(f), WriteOptions::default());
+            let mut w = MessageWriter::new(std::io::BufWriter::new(f), &WriteOptions::default());
             w.write(&msg).expect("write");
             w.finish().expect("finish");
         }

@@ -21,7 +21,7 @@ pub fn parquet(data: &[u8]) {
     let options = ParquetReadOptions::default()
         .with_limits(limits)
         .with_batch_rows(4096);
-    let Ok(batches) = ParquetBatches::try_new(data.to_vec(), &options) else {
+    let Ok(batches) = ParquetBatches::new(data.to_vec(), &options) else {
         return;
     };
     for batch in batches.take(64) {

@@ -48,7 +48,7 @@ pub fn read_stream(data: &[u8]) {
         let options = ReadOptions::default()
             .with_validation(validation)
             .with_limits(small_limits());
-        let mut reader = MessageReader::new(data, options);
+        let mut reader = MessageReader::new(data, &options);
         let mut count = 0;
         for item in reader.by_ref() {
             match item {

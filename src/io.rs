@@ -30,10 +30,10 @@ use std::io::{Read, Write};
 ///
 /// ```
 /// use arrow_tensor_ipc::{MessageReader, MessageWriter, ReadOptions, Tensor, WriteOptions};
-/// let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+/// let mut w = MessageWriter::new(Vec::new(), &WriteOptions::default());
 /// w.write(&Tensor::from_vec(vec![3], vec![1u16, 2, 3]).unwrap().into()).unwrap();
 /// let bytes = w.finish().unwrap();
-/// let messages: Vec<_> = MessageReader::new(&bytes[..], ReadOptions::default())
+/// let messages: Vec<_> = MessageReader::new(&bytes[..], &ReadOptions::default())
 ///     .collect::<Result<_, _>>()
 ///     .unwrap();
 /// assert_eq!(messages.len(), 1);
@@ -52,7 +52,7 @@ const READ_CHUNK: usize = 256 << 10;
 
 impl<R: Read> MessageReader<R> {
     /// A reader with the given options.
-    pub fn new(inner: R, options: ReadOptions) -> Self {
+    pub fn new(inner: R, options: &ReadOptions) -> Self {
         MessageReader {
             inner,
             decoder: StreamDecoder::new(options),
@@ -139,10 +139,10 @@ pub struct MessageWriter<W: Write> {
 
 impl<W: Write> MessageWriter<W> {
     /// A writer with the given options.
-    pub fn new(inner: W, options: WriteOptions) -> Self {
+    pub fn new(inner: W, options: &WriteOptions) -> Self {
         MessageWriter {
             inner,
-            options,
+            options: *options,
             offset: 0,
         }
     }
@@ -187,12 +187,12 @@ impl<W: Write> MessageWriter<W> {
 #[allow(unsafe_code)]
 pub unsafe fn read_mmap(
     path: impl AsRef<std::path::Path>,
-    options: ReadOptions,
+    options: &ReadOptions,
 ) -> Result<crate::MessageIter> {
     // SAFETY: the caller upholds map_file's contract.
     Ok(crate::MessageIter::new(
         unsafe { map_file(path.as_ref())? },
-        options,
+        &options,
     ))
 }
 

@@ -65,11 +65,11 @@
 //!     .with_dim_names(["row", "col"])?;
 //!
 //! // Write it (64-byte aligned, readable by Arrow C++), then read it back zero-copy.
-//! let mut writer = MessageWriter::new(Vec::new(), WriteOptions::default());
+//! let mut writer = MessageWriter::new(Vec::new(), &WriteOptions::default());
 //! writer.write(&csr.clone().into())?;
 //! let bytes = bytes::Bytes::from(writer.finish()?);
 //!
-//! for decoded in MessageIter::new(bytes, ReadOptions::strict()) {
+//! for decoded in MessageIter::new(bytes, &ReadOptions::strict()) {
 //!     let decoded = decoded?;
 //!     let t = decoded.message.as_sparse().unwrap();
 //!     assert_eq!(t.get(&[2, 3])?, Scalar::Float64(4.0));

@@ -58,7 +58,7 @@ impl Drop for TempFile {
 }
 
 fn stream(messages: &[Message], options: WriteOptions) -> Vec<u8> {
-    let mut w = MessageWriter::new(Vec::new(), options);
+    let mut w = MessageWriter::new(Vec::new(), &options);
     for m in messages {
         w.write(m).unwrap();
     }
@@ -124,7 +124,7 @@ fn dump_ok(file: &Path) -> Vec<Value> {
 }
 
 fn decode_all(bytes: &[u8], options: ReadOptions) -> Vec<DecodedMessage> {
-    MessageIter::new(bytes::Bytes::from(bytes.to_vec()), options)
+    MessageIter::new(bytes::Bytes::from(bytes.to_vec()), &options)
         .collect::<Result<_, _>>()
         .unwrap()
 }
@@ -954,7 +954,7 @@ fn convert_to_every_layout_keeps_contents() {
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/arrow-cpp-26.arrows");
     let read = |p: &Path| -> Vec<arrow_tensor_ipc::Tensor> {
         let bytes = bytes::Bytes::from(std::fs::read(p).unwrap());
-        arrow_tensor_ipc::MessageIter::new(bytes, arrow_tensor_ipc::ReadOptions::strict())
+        arrow_tensor_ipc::MessageIter::new(bytes, &arrow_tensor_ipc::ReadOptions::strict())
             .map(|m| match m.unwrap().message {
                 arrow_tensor_ipc::Message::Tensor(t) => t.to_row_major(),
                 arrow_tensor_ipc::Message::SparseTensor(t) => t.to_dense().unwrap(),
@@ -1453,8 +1453,8 @@ fn npz_bundles_convert_both_ways_and_inspect_lists_members() {
 
 /// Writes record batches as an Arrow IPC stream file.
 fn write_batches(tag: &str, batches: &[arrow_array::RecordBatch]) -> TempFile {
-    use arrow_tensor_ipc::record_batch::{IpcFormat, IpcWriter};
-    let mut w = IpcWriter::try_new(Vec::new(), &batches[0].schema(), IpcFormat::Stream).unwrap();
+    use arrow_tensor_ipc::record_batch::{IpcWriteOptions, IpcFormat, IpcWriter};
+    let mut w = IpcWriter::new(Vec::new(), batches[0].schema(), &IpcWriteOptions::default().with_format(IpcFormat::Stream)).unwrap();
     for b in batches {
         w.write(b).unwrap();
     }

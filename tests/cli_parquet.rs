@@ -88,7 +88,7 @@ fn failed(out: &Output) -> String {
 }
 
 fn messages_file(tag: &str, messages: &[Message]) -> TempFile {
-    let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut w = MessageWriter::new(Vec::new(), &WriteOptions::default());
     for m in messages {
         w.write(m).unwrap();
     }
@@ -134,7 +134,7 @@ fn dense() -> Tensor {
 }
 
 fn read_parquet(path: &Path) -> (arrow_schema::SchemaRef, Vec<arrow_array::RecordBatch>) {
-    let r = ParquetBatches::try_new(std::fs::read(path).unwrap(), &ParquetReadOptions::default())
+    let r = ParquetBatches::new(std::fs::read(path).unwrap(), &ParquetReadOptions::default())
         .unwrap();
     let schema = r.schema().clone();
     (schema, r.map(|b| b.unwrap()).collect())
@@ -228,7 +228,7 @@ fn parquet_on_standard_input_is_spooled_and_read() {
     assert_eq!(converted.status.code(), Some(0));
     let messages: Vec<_> = arrow_tensor_ipc::MessageIter::new(
         converted.stdout,
-        arrow_tensor_ipc::ReadOptions::strict(),
+        &arrow_tensor_ipc::ReadOptions::strict(),
     )
     .map(|m| m.unwrap())
     .collect();
@@ -270,7 +270,7 @@ fn bad_parquet_inputs_are_errors_naming_the_file() {
         batches[0].columns().to_vec(),
     )
     .unwrap();
-    let mut w = arrow_tensor_ipc::record_batch::ParquetWriter::try_new(
+    let mut w = arrow_tensor_ipc::record_batch::ParquetWriter::new(
         Vec::new(),
         lying.schema(),
         &Default::default(),

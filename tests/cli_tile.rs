@@ -67,7 +67,7 @@ fn dense_of(path: &Path) -> Tensor {
 }
 
 fn messages_file(path: &Path, m: Message) {
-    let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut w = MessageWriter::new(Vec::new(), &WriteOptions::default());
     w.write(&m).unwrap();
     std::fs::write(path, w.finish().unwrap()).unwrap();
 }
@@ -224,7 +224,7 @@ fn messages_npy_coo_tables_and_parquet_round_trip_in_their_layouts() {
         ok(&["convert", s(&ds), s(&out)]);
         let bytes = std::fs::read(&out).unwrap();
         let back: Vec<_> =
-            arrow_tensor_ipc::MessageIter::new(bytes, arrow_tensor_ipc::ReadOptions::strict())
+            arrow_tensor_ipc::MessageIter::new(bytes, &arrow_tensor_ipc::ReadOptions::strict())
                 .collect::<Result<_, _>>()
                 .unwrap();
         assert_eq!(back.len(), 1);
@@ -315,7 +315,7 @@ fn tile_refuses_bad_arguments_and_names_the_problem() {
     // A second tensor message is refused.
     let two = dir.join("two.arrow-tensor");
     let t: Message = random_coo(&[3, 3], 3, 1).into();
-    let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut w = MessageWriter::new(Vec::new(), &WriteOptions::default());
     w.write(&t).unwrap();
     w.write(&t).unwrap();
     std::fs::write(&two, w.finish().unwrap()).unwrap();

@@ -856,10 +856,10 @@ fn permissively_decoded_input_is_validated_first() {
         vec![1.0f64, 2.0, 3.0],
     )
     .unwrap();
-    let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut w = MessageWriter::new(Vec::new(), &WriteOptions::default());
     w.write(&s.clone().into()).unwrap();
     let bytes = bytes::Bytes::from(w.finish().unwrap());
-    let decoded = MessageIter::new(bytes, ReadOptions::permissive())
+    let decoded = MessageIter::new(bytes, &ReadOptions::permissive())
         .next()
         .unwrap()
         .unwrap();

@@ -38,7 +38,7 @@ fn messages() -> Vec<Message> {
 }
 
 fn stream(messages: &[Message]) -> Vec<u8> {
-    let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut w = MessageWriter::new(Vec::new(), &WriteOptions::default());
     for m in messages {
         w.write(m).unwrap();
     }
@@ -55,12 +55,12 @@ fn every_decode_path_keeps_it_and_encode_writes_it_back() {
     assert_eq!(want[0].as_ref().unwrap().get("unit"), Some("métres ✓"));
 
     let from_iter: Vec<_> =
-        MessageIter::new(Buffer::from_vec(bytes.clone()), ReadOptions::default())
+        MessageIter::new(Buffer::from_vec(bytes.clone()), &ReadOptions::default())
             .map(|m| m.unwrap().message.custom_metadata().cloned())
             .collect();
     assert_eq!(from_iter, want);
 
-    let mut reader = MessageReader::new(bytes.as_slice(), ReadOptions::default());
+    let mut reader = MessageReader::new(bytes.as_slice(), &ReadOptions::default());
     let mut from_reader = Vec::new();
     while let Some(m) = reader.read_message().unwrap() {
         from_reader.push(m.message.custom_metadata().cloned());
@@ -68,7 +68,7 @@ fn every_decode_path_keeps_it_and_encode_writes_it_back() {
     assert_eq!(from_reader, want);
 
     // Byte by byte through the push decoder.
-    let mut d = StreamDecoder::new(ReadOptions::default());
+    let mut d = StreamDecoder::new(&ReadOptions::default());
     let mut from_stream = Vec::new();
     for b in &bytes {
         d.push(Buffer::from_slice_ref([*b]));

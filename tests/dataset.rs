@@ -68,7 +68,7 @@ fn random_coo(shape: &[usize], nnz: usize, seed: u64) -> SparseTensor {
 }
 
 fn write(dir: &Path, t: &SparseTensor, tile: &[usize], options: &DatasetWriteOptions) -> Manifest {
-    let mut w = DatasetWriter::create(dir, &TensorInfo::of_sparse(t), tile, options).unwrap();
+    let mut w = DatasetWriter::new(dir, &TensorInfo::of_sparse(t), tile, options).unwrap();
     w.write_sparse(t).unwrap();
     w.finish().unwrap()
 }
@@ -177,7 +177,7 @@ fn csr_csc_csf_and_dense_come_back_in_their_layouts() {
         .with_dim_names(["y", "x"])
         .unwrap();
     let dir = TempDir::new("dense");
-    let mut w = DatasetWriter::create(
+    let mut w = DatasetWriter::new(
         dir.path(),
         &TensorInfo::of_dense(&dense),
         [4, 4],
@@ -212,7 +212,7 @@ fn a_tiny_budget_writes_many_parts_per_tile_and_empty_tiles_have_no_files() {
     let options = DatasetWriteOptions::default()
         .with_memory(1 << 20)
         .with_threads(2);
-    let mut w = DatasetWriter::create(dir.path(), &info, [200, 250], &options).unwrap();
+    let mut w = DatasetWriter::new(dir.path(), &info, [200, 250], &options).unwrap();
     // Entries in pieces, in reverse order: the writer sorts within each file.
     for (cs, vs) in coords.chunks(2 * 7001).rev().zip(values.chunks(7001).rev()) {
         let bytes: Vec<u8> = vs.iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -259,25 +259,25 @@ fn the_writer_refuses_bad_setups_and_duplicates() {
     let dir = TempDir::new("refuse");
     for names in [["tile_1", "x"], ["x", "tile_12"]] {
         let info = TensorInfo::new([4, 4], ValueType::Float64).with_dim_names(names);
-        let e = DatasetWriter::create(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
+        let e = DatasetWriter::new(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
             .err()
             .unwrap();
         assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
     }
     let info = TensorInfo::new([4, 4], ValueType::Float64).with_dim_names(["x", "x"]);
-    let e = DatasetWriter::create(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
+    let e = DatasetWriter::new(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
         .err()
         .unwrap();
     assert!(matches!(e.kind(), ErrorKind::DuplicateName { .. }), "{e}");
     let info = TensorInfo::new([4, 4], ValueType::Float64);
     for tile in [&[0, 2][..], &[2][..]] {
-        let e = DatasetWriter::create(dir.path(), &info, tile, &DatasetWriteOptions::default())
+        let e = DatasetWriter::new(dir.path(), &info, tile, &DatasetWriteOptions::default())
             .err()
             .unwrap();
         assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
     }
     let mut w =
-        DatasetWriter::create(dir.path(), &info, [2, 2], &DatasetWriteOptions::default()).unwrap();
+        DatasetWriter::new(dir.path(), &info, [2, 2], &DatasetWriteOptions::default()).unwrap();
     let out = w.write_entries(&IndexArray::from_vec(vec![1i32, 4]), &1f64.to_le_bytes());
     assert!(matches!(
         out.unwrap_err().kind(),
@@ -292,7 +292,7 @@ fn the_writer_refuses_bad_setups_and_duplicates() {
     assert!(e.to_string().contains("written twice"), "{e}");
     // A non-empty directory is refused.
     std::fs::write(dir.path().join("x"), b"x").unwrap();
-    let e = DatasetWriter::create(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
+    let e = DatasetWriter::new(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
         .err()
         .unwrap();
     assert!(e.to_string().contains("not empty"), "{e}");
@@ -478,14 +478,14 @@ fn a_row_outside_its_tile_is_named_with_its_row() {
     let info = TensorInfo::new([4, 4], ValueType::Float64);
     let t = SparseTensor::coo([2, 2], vec![0i64, 0, 0, 1, 1, 0], vec![1.0f64, 2.0, 3.0]).unwrap();
     let mut w =
-        DatasetWriter::create(dir.path(), &info, [2, 2], &DatasetWriteOptions::default()).unwrap();
+        DatasetWriter::new(dir.path(), &info, [2, 2], &DatasetWriteOptions::default()).unwrap();
     w.write_tile(&[0, 0], &t).unwrap();
     let m = w.finish().unwrap();
     let f = m.tiles[0].files[0].path.clone();
     // Rewrite the file with the same schema and one coordinate outside.
     let bytes = std::fs::read(dir.path().join(&f)).unwrap();
     let mut read =
-        arrow_tensor_ipc::record_batch::ParquetBatches::try_new(bytes, &Default::default())
+        arrow_tensor_ipc::record_batch::ParquetBatches::new(bytes, &Default::default())
             .unwrap();
     let batch = read.next().unwrap().unwrap();
     let cols = batch.columns();
@@ -495,7 +495,7 @@ fn a_row_outside_its_tile_is_named_with_its_row() {
         vec![cols[0].clone(), std::sync::Arc::new(c1), cols[2].clone()],
     )
     .unwrap();
-    let mut pw = arrow_tensor_ipc::record_batch::ParquetWriter::try_new(
+    let mut pw = arrow_tensor_ipc::record_batch::ParquetWriter::new(
         std::fs::File::create(dir.path().join(&f)).unwrap(),
         batch.schema(),
         &Default::default(),

@@ -820,7 +820,7 @@ fn our_only_cases() -> Vec<Case> {
 
 fn decode_file(path: &Path) -> Vec<DecodedMessage> {
     let bytes = std::fs::read(path).unwrap();
-    MessageIter::new(bytes::Bytes::from(bytes), ReadOptions::strict())
+    MessageIter::new(bytes::Bytes::from(bytes), &ReadOptions::strict())
         .collect::<Result<Vec<_>, _>>()
         .unwrap_or_else(|e| panic!("decoding {}: {e}", path.display()))
 }
@@ -910,7 +910,7 @@ fn we_write_arrow_reads() {
     let file = scratch("ours-written.arrows");
     let mut w = MessageWriter::new(
         std::fs::File::create(&file).unwrap(),
-        WriteOptions::default(),
+        &WriteOptions::default(),
     );
     for c in &cases {
         w.write(&c.ours).unwrap();
@@ -978,7 +978,7 @@ fn pyarrow_reads_our_dense_tensors() {
     let file = scratch("ours-dense.arrows");
     let mut w = MessageWriter::new(
         std::fs::File::create(&file).unwrap(),
-        WriteOptions::default(),
+        &WriteOptions::default(),
     );
     for c in &cases {
         w.write(&c.ours).unwrap();
@@ -1216,7 +1216,7 @@ fn column_major_coo(
 /// Writes `messages` with `options` and has Arrow read them back.
 fn arrow_reads_ours(name: &str, messages: &[Message], options: WriteOptions) -> Vec<Value> {
     let file = scratch(name);
-    let mut w = MessageWriter::new(std::fs::File::create(&file).unwrap(), options);
+    let mut w = MessageWriter::new(std::fs::File::create(&file).unwrap(), &options);
     for m in messages {
         w.write(m).unwrap();
     }

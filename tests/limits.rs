@@ -431,14 +431,14 @@ fn claimed_sizes_cost_no_memory() {
             ),
             "{e}"
         );
-        let e = MessageIter::new(arrow_buffer::Buffer::from_slice_ref(&tiny), unlimited)
+        let e = MessageIter::new(arrow_buffer::Buffer::from_slice_ref(&tiny), &unlimited)
             .next()
             .unwrap()
             .unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::Truncated { .. }), "{e}");
     });
     check("MessageReader default limits, 2^40", MIB, &|| {
-        let e = MessageReader::new(&tiny[..], ReadOptions::default())
+        let e = MessageReader::new(&tiny[..], &ReadOptions::default())
             .next()
             .unwrap()
             .unwrap_err();
@@ -459,7 +459,7 @@ fn claimed_sizes_cost_no_memory() {
         "MessageReader max_body_len = u64::MAX, 2^40",
         2 * MIB,
         &|| {
-            let e = MessageReader::new(&tiny[..], unlimited)
+            let e = MessageReader::new(&tiny[..], &unlimited)
                 .next()
                 .unwrap()
                 .unwrap_err();
@@ -482,7 +482,7 @@ fn claimed_sizes_cost_no_memory() {
         2 * MIB,
         &|| {
             let huge = tiny_dense(i64::MAX, 0);
-            let e = MessageReader::new(&huge[..], unlimited)
+            let e = MessageReader::new(&huge[..], &unlimited)
                 .next()
                 .unwrap()
                 .unwrap_err();
@@ -503,7 +503,7 @@ fn claimed_sizes_cost_no_memory() {
     let gib = tiny_dense(1 << 30, 100);
     check("MessageReader, 1 GiB claimed, 100 bytes", 2 * MIB, &|| {
         for opts in [ReadOptions::default(), ReadOptions::permissive()] {
-            let e = MessageReader::new(&gib[..], opts)
+            let e = MessageReader::new(&gib[..], &opts)
                 .next()
                 .unwrap()
                 .unwrap_err();
@@ -524,7 +524,7 @@ fn claimed_sizes_cost_no_memory() {
                 data: &gib,
                 chunk: 7,
             },
-            ReadOptions::default(),
+            &ReadOptions::default(),
         )
         .next()
         .unwrap()
@@ -542,7 +542,7 @@ fn claimed_sizes_cost_no_memory() {
                 data: &five,
                 chunk: 64 << 10,
             },
-            ReadOptions::default(),
+            &ReadOptions::default(),
         )
         .next()
         .unwrap()
@@ -559,7 +559,7 @@ fn claimed_sizes_cost_no_memory() {
     meta_claim.extend_from_slice(&[0; 10]);
     check("MessageReader, 60 MiB metadata claimed", 2 * MIB, &|| {
         for e in [
-            MessageReader::new(&meta_claim[..], ReadOptions::default())
+            MessageReader::new(&meta_claim[..], &ReadOptions::default())
                 .next()
                 .unwrap()
                 .unwrap_err(),

@@ -1040,7 +1040,7 @@ fn truncated_prefix() {
     for eos in [&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0][..], &[0, 0, 0, 0]] {
         let none = decode_message(&bytes::Bytes::copy_from_slice(eos), &ReadOptions::strict());
         assert!(none.unwrap().is_none());
-        assert!(MessageReader::new(eos, ReadOptions::strict())
+        assert!(MessageReader::new(eos, &ReadOptions::strict())
             .next()
             .is_none());
     }
@@ -1094,10 +1094,10 @@ fn truncated_body() {
     // offset of the second.
     let mut stream = bytes.clone();
     stream.extend_from_slice(&bytes[..bytes.len() - 8]);
-    let from_reader: Vec<_> = MessageReader::new(&stream[..], ReadOptions::strict()).collect();
+    let from_reader: Vec<_> = MessageReader::new(&stream[..], &ReadOptions::strict()).collect();
     let from_iter: Vec<_> = MessageIter::new(
         arrow_buffer::Buffer::from_slice_ref(&stream),
-        ReadOptions::strict(),
+        &ReadOptions::strict(),
     )
     .collect();
     for results in [from_reader, from_iter] {
@@ -2181,7 +2181,7 @@ fn misaligned_buffers_with_misaligned_error() {
     assert_eq!(second % 2, 1);
     stream.extend(dense_msg(&d_base, &body));
     let buf = arrow_buffer::Buffer::from_slice_ref(&stream);
-    let results: Vec<_> = MessageIter::new(buf.clone(), error).collect();
+    let results: Vec<_> = MessageIter::new(buf.clone(), &error).collect();
     assert_eq!(results.len(), 2);
     assert!(results[0].is_ok());
     let e = results[1].as_ref().unwrap_err();
@@ -2197,7 +2197,7 @@ fn misaligned_buffers_with_misaligned_error() {
         "{e}"
     );
     assert_eq!(e.message_offset(), Some(second as u64));
-    let ok: Vec<_> = MessageIter::new(buf, ReadOptions::default())
+    let ok: Vec<_> = MessageIter::new(buf, &ReadOptions::default())
         .collect::<Result<_, _>>()
         .unwrap();
     let t = ok[1].message.as_tensor().unwrap();

@@ -4,7 +4,7 @@
 
 use arrow_array::{ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch};
 use arrow_schema::{Field, Schema};
-use arrow_tensor_ipc::record_batch::{IpcFormat, IpcWriter, COO_TABLE_KEY};
+use arrow_tensor_ipc::record_batch::{IpcWriteOptions, IpcFormat, IpcWriter, COO_TABLE_KEY};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -71,7 +71,7 @@ fn coo_table(path: &Path, metadata: &str, wide: bool) {
     let values: ArrayRef = Arc::new(Float64Array::from(vec![2.5]));
     let batch = RecordBatch::try_new(schema.clone(), vec![dim0, dim1, values]).expect("batch");
     let file = std::fs::File::create(path).expect("create");
-    let mut w = IpcWriter::try_new(file, &schema, IpcFormat::Stream).expect("writer");
+    let mut w = IpcWriter::new(file, schema.clone(), &IpcWriteOptions::default().with_format(IpcFormat::Stream)).expect("writer");
     w.write(&batch).expect("write");
     w.finish().expect("finish");
 }
@@ -188,7 +188,7 @@ fn streamed_standard_input_stays_under_the_cap() {
     const MESSAGES: usize = 320;
     // One 4 MiB float64 tensor, encoded once and sent MESSAGES times.
     let t = Tensor::from_vec(vec![512, 1024], vec![0.5f64; 512 * 1024]).expect("tensor");
-    let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut w = MessageWriter::new(Vec::new(), &WriteOptions::default());
     w.write(&Message::Tensor(t)).expect("encode");
     let message = w.into_inner();
     const EOS: [u8; 8] = [0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0];
@@ -270,7 +270,7 @@ fn streamed_ipc_stream_on_standard_input_stays_under_the_cap() {
         .expect("batch");
     let stream_of = |n: usize| {
         let mut w =
-            IpcWriter::try_new(Vec::new(), &batch.schema(), IpcFormat::Stream).expect("writer");
+            IpcWriter::new(Vec::new(), batch.schema(), &IpcWriteOptions::default().with_format(IpcFormat::Stream)).expect("writer");
         for _ in 0..n {
             w.write(&batch).expect("write");
         }

@@ -17,7 +17,7 @@ fn values<T: NativeValue>(n: usize) -> Vec<T> {
 
 /// Encodes a message with the crate's writer and decodes it back (strict, zero-copy).
 fn through_ipc(message: Message) -> (bytes::Bytes, Message) {
-    let mut writer = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut writer = MessageWriter::new(Vec::new(), &WriteOptions::default());
     writer.write(&message).unwrap();
     let bytes = bytes::Bytes::from(writer.finish().unwrap());
     let decoded = decode_message(&bytes, &ReadOptions::strict())
@@ -460,7 +460,7 @@ proptest! {
 /// `strides` in the metadata, decoded with `options`.
 fn restrided(strides: [i64; 2], options: &ReadOptions) -> arrow_tensor_ipc::Result<Tensor> {
     let t = Tensor::from_vec(vec![13, 7], (0..91).map(f64::from).collect()).unwrap();
-    let mut writer = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut writer = MessageWriter::new(Vec::new(), &WriteOptions::default());
     writer.write(&Message::Tensor(t)).unwrap();
     let mut raw = writer.finish().unwrap();
     let old: Vec<u8> = [56i64, 8].iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -519,7 +519,7 @@ fn sparse_to_ndarray_of_a_permissively_decoded_bad_index_is_an_error() {
         vec![1.5f64, -2.0, 4.0],
     )
     .unwrap();
-    let mut writer = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut writer = MessageWriter::new(Vec::new(), &WriteOptions::default());
     writer.write(&Message::from(t)).unwrap();
     let mut raw = writer.finish().unwrap();
     let old: Vec<u8> = [2i32, 0, 3].iter().flat_map(|v| v.to_le_bytes()).collect();

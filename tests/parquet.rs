@@ -7,7 +7,7 @@
 //! `ARROW_TENSOR_PYTHON`; a missing interpreter fails the suite, it never skips it.
 
 use arrow_array::{Array, RecordBatch};
-use arrow_tensor_ipc::record_batch::{
+use arrow_tensor_ipc::record_batch::{IpcReadOptions, IpcWriteOptions, 
     coo_table_to_sparse, fixed_shape_to_tensor, sparse_to_coo_table, tensor_to_fixed_shape,
     tensors_to_variable_shape, variable_shape_to_tensors, FixedShapeOptions, IpcBatches, IpcFormat,
     IpcWriter, ParquetBatches, ParquetCompression, ParquetReadOptions, ParquetWriteOptions,
@@ -22,7 +22,7 @@ use std::sync::Arc;
 mod venv;
 
 fn write(batches: &[RecordBatch], options: &ParquetWriteOptions) -> Vec<u8> {
-    let mut w = ParquetWriter::try_new(Vec::new(), batches[0].schema(), options).unwrap();
+    let mut w = ParquetWriter::new(Vec::new(), batches[0].schema(), options).unwrap();
     for b in batches {
         w.write(b).unwrap();
     }
@@ -30,7 +30,7 @@ fn write(batches: &[RecordBatch], options: &ParquetWriteOptions) -> Vec<u8> {
 }
 
 fn read_all(bytes: &[u8]) -> (arrow_schema::SchemaRef, Vec<RecordBatch>) {
-    let r = ParquetBatches::try_new(bytes.to_vec(), &ParquetReadOptions::default()).unwrap();
+    let r = ParquetBatches::new(bytes.to_vec(), &ParquetReadOptions::default()).unwrap();
     let schema = r.schema().clone();
     let batches = r.collect::<Result<Vec<_>, _>>().unwrap();
     (schema, batches)
@@ -167,7 +167,7 @@ fn arrow_rs_reads_what_we_write_with_the_extension_types() {
             assert_eq!(got.column(i).to_data(), expected, "{name}");
         }
         // Through ParquetBatches, the stored schema: arrow-rs's extension types accept it.
-        let ours = ParquetBatches::try_new(bytes, &ParquetReadOptions::default()).unwrap();
+        let ours = ParquetBatches::new(bytes, &ParquetReadOptions::default()).unwrap();
         let schema = ours.schema().clone();
         match name {
             "fixed" => {
@@ -304,7 +304,7 @@ fn we_read_what_pyarrow_writes() {
     assert_eq!(answer["pyarrow"], "26.0.1");
 
     let bytes = std::fs::read(dir.join("fixed.parquet")).unwrap();
-    let r = ParquetBatches::try_new(bytes, &ParquetReadOptions::default()).unwrap();
+    let r = ParquetBatches::new(bytes, &ParquetReadOptions::default()).unwrap();
     assert_eq!(r.num_rows(), 2);
     let schema = r.schema().clone();
     let batches: Vec<RecordBatch> = r.map(|b| b.unwrap()).collect();
@@ -343,7 +343,7 @@ fn row_groups_are_flushed_as_they_fill() {
     let options = ParquetWriteOptions::default()
         .with_compression(ParquetCompression::None)
         .with_row_group_bytes(1 << 20);
-    let mut w = ParquetWriter::try_new(Vec::new(), batch.schema(), &options).unwrap();
+    let mut w = ParquetWriter::new(Vec::new(), batch.schema(), &options).unwrap();
     let mut flushed = Vec::new();
     for _ in 0..16 {
         w.write(&batch).unwrap();
@@ -375,7 +375,7 @@ fn batch_rows_and_limits_are_applied() {
         .unwrap();
     let table = sparse_to_coo_table(&sparse).unwrap();
     let bytes = write(&[table.clone(), table.clone(), table], &Default::default());
-    let r = ParquetBatches::try_new(
+    let r = ParquetBatches::new(
         bytes.clone(),
         &ParquetReadOptions::default().with_batch_rows(5),
     )
@@ -383,7 +383,7 @@ fn batch_rows_and_limits_are_applied() {
     let sizes: Vec<usize> = r.map(|b| b.unwrap().num_rows()).collect();
     assert_eq!(sizes, vec![5, 5, 5, 5, 1]);
 
-    let e = ParquetBatches::try_new(
+    let e = ParquetBatches::new(
         bytes.clone(),
         &ParquetReadOptions::default().with_max_rows(20),
     )
@@ -400,7 +400,7 @@ fn batch_rows_and_limits_are_applied() {
         ),
         "{e}"
     );
-    let e = ParquetBatches::try_new(
+    let e = ParquetBatches::new(
         bytes.clone(),
         &ParquetReadOptions::default().with_max_columns(2),
     )
@@ -410,7 +410,7 @@ fn batch_rows_and_limits_are_applied() {
         matches!(e.kind(), ErrorKind::LimitExceeded { limit: 2, .. }),
         "{e}"
     );
-    let e = ParquetBatches::try_new(
+    let e = ParquetBatches::new(
         bytes.clone(),
         &ParquetReadOptions::default().with_limits(Limits::default().with_max_metadata_len(64)),
     )
@@ -422,12 +422,12 @@ fn batch_rows_and_limits_are_applied() {
     );
     let (_, fixed) = every_kind().swap_remove(0);
     let bytes = write(&[fixed], &Default::default());
-    assert!(ParquetBatches::try_new(
+    assert!(ParquetBatches::new(
         bytes.clone(),
         &ParquetReadOptions::default().with_max_schema_depth(2)
     )
     .is_ok());
-    let e = ParquetBatches::try_new(
+    let e = ParquetBatches::new(
         bytes,
         &ParquetReadOptions::default().with_max_schema_depth(1),
     )
@@ -461,7 +461,7 @@ fn row_groups_decoded_on_threads_come_back_in_order() {
         let options = ParquetReadOptions::default()
             .with_threads(threads)
             .with_batch_rows(4);
-        ParquetBatches::try_new(bytes.clone(), &options)
+        ParquetBatches::new(bytes.clone(), &options)
             .unwrap()
             .map(|b| b.unwrap())
             .collect()
@@ -501,7 +501,7 @@ fn row_groups_decoded_on_threads_come_back_in_order() {
     // The first page of the chunk: its type's varint zigzag-encoded, made an unknown type.
     assert_eq!(bad[at], 0x15);
     bad[at + 1] = 0x7e;
-    let r = ParquetBatches::try_new(bad, &ParquetReadOptions::default().with_threads(2)).unwrap();
+    let r = ParquetBatches::new(bad, &ParquetReadOptions::default().with_threads(2)).unwrap();
     let results: Vec<_> = r.collect();
     let e = results.last().unwrap().as_ref().unwrap_err();
     assert!(e.to_string().contains("row group 7 (rows 35..40)"), "{e}");
@@ -526,10 +526,10 @@ fn lying_extension_metadata_fails_as_in_an_ipc_file() {
     let from_parquet =
         fixed_shape_to_tensor(read_schema.field(0), batches[0].column(0)).unwrap_err();
 
-    let mut w = IpcWriter::try_new(Vec::new(), &schema, IpcFormat::File).unwrap();
+    let mut w = IpcWriter::new(Vec::new(), schema.clone(), &IpcWriteOptions::default().with_format(IpcFormat::File)).unwrap();
     w.write(&lying).unwrap();
     let ipc = w.finish().unwrap();
-    let mut r = IpcBatches::new(arrow_buffer::Buffer::from_vec(ipc)).unwrap();
+    let mut r = IpcBatches::new(arrow_buffer::Buffer::from_vec(ipc), &IpcReadOptions::default()).unwrap();
     let b = r.next().unwrap().unwrap();
     let from_ipc = fixed_shape_to_tensor(r.schema().field(0), b.column(0)).unwrap_err();
     assert!(
@@ -552,7 +552,7 @@ fn samples() -> Vec<Vec<u8>> {
 
 /// Opens `bytes` and reads every batch: the first error, or the batches' row count.
 fn open_and_read(bytes: Vec<u8>) -> Result<usize, arrow_tensor_ipc::Error> {
-    let r = ParquetBatches::try_new(bytes, &ParquetReadOptions::default())?;
+    let r = ParquetBatches::new(bytes, &ParquetReadOptions::default())?;
     let mut rows = 0;
     for b in r {
         rows += b?.num_rows();

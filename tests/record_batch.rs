@@ -5,10 +5,11 @@
 use arrow_array::{Array, ArrayRef, FixedSizeListArray, Float32Array, RecordBatch};
 use arrow_buffer::{Buffer, NullBuffer};
 use arrow_schema::{DataType, Field, Schema};
-use arrow_tensor_ipc::record_batch::{
+use arrow_tensor_ipc::formats::detect::{detect, FileKind};
+use arrow_tensor_ipc::record_batch::{IpcReadOptions, IpcWriteOptions, 
     batch_to_messages, coo_table_to_sparse, fixed_shape_cells, fixed_shape_to_tensor,
     sparse_to_coo_table, tensor_to_fixed_shape, tensors_to_variable_shape,
-    variable_shape_to_tensors, BatchBuilder, FixedShapeOptions, FixedShapeTensorType, InputKind,
+    variable_shape_to_tensors, BatchBuilder, FixedShapeOptions, FixedShapeTensorType,
     IpcBatches, IpcFormat, IpcWriter, Layout, MessageOptions, Rows, TableFormat,
     VariableShapeTensorType, COO_TABLE_KEY,
 };
@@ -431,7 +432,7 @@ fn coo_tables_with_bad_contents_are_refused() {
 }
 
 fn ipc_bytes(batches: &[RecordBatch], format: IpcFormat) -> Vec<u8> {
-    let mut w = IpcWriter::try_new(Vec::new(), &batches[0].schema(), format).unwrap();
+    let mut w = IpcWriter::new(Vec::new(), batches[0].schema(), &IpcWriteOptions::default().with_format(format)).unwrap();
     for b in batches {
         w.write(b).unwrap();
     }
@@ -448,19 +449,19 @@ fn streams_and_files_round_trip_and_are_detected() {
     let msg_bytes = encode(&Message::from(t.clone()), &WriteOptions::default())
         .unwrap()
         .to_vec();
-    assert_eq!(InputKind::detect(&msg_bytes), InputKind::TensorMessages);
+    assert_eq!(detect(&msg_bytes, None), FileKind::TensorMessages);
     for format in [IpcFormat::Stream, IpcFormat::File] {
         let bytes = ipc_bytes(&[batch.clone(), batch.clone()], format);
-        let kind = InputKind::detect(&bytes);
+        let kind = detect(&bytes, None);
         assert_eq!(
             kind,
             if format == IpcFormat::File {
-                InputKind::IpcFile
+                FileKind::IpcFile
             } else {
-                InputKind::IpcStream
+                FileKind::IpcStream
             }
         );
-        let read: Vec<RecordBatch> = IpcBatches::new(Buffer::from_vec(bytes))
+        let read: Vec<RecordBatch> = IpcBatches::new(Buffer::from_vec(bytes), &IpcReadOptions::default())
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
@@ -493,7 +494,7 @@ fn hostile_streams_and_files_give_errors_not_panics() {
         for format in [IpcFormat::Stream, IpcFormat::File] {
             let good = ipc_bytes(std::slice::from_ref(&batch), format);
             let run = |bytes: Vec<u8>| {
-                if let Ok(read) = IpcBatches::new(Buffer::from_vec(bytes)) {
+                if let Ok(read) = IpcBatches::new(Buffer::from_vec(bytes), &IpcReadOptions::default()) {
                     for b in read.flatten() {
                         let _ = batch_to_messages(&b, &MessageOptions::default());
                     }

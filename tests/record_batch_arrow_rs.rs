@@ -17,7 +17,7 @@ use arrow_ipc::reader::{FileReader, StreamReader};
 use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::extension::{ExtensionType, FixedShapeTensor, VariableShapeTensor};
 use arrow_schema::{DataType, Field, Schema};
-use arrow_tensor_ipc::record_batch::{
+use arrow_tensor_ipc::record_batch::{IpcReadOptions, IpcWriteOptions, 
     batch_to_messages, fixed_shape_to_tensor, tensor_to_fixed_shape, tensors_to_variable_shape,
     variable_shape_to_tensors, FixedShapeOptions, IpcBatches, IpcFormat, IpcWriter, Layout,
     MessageOptions, Rows,
@@ -81,7 +81,7 @@ fn inverse(order: &[usize]) -> Vec<usize> {
 }
 
 fn ipc_bytes(batches: &[RecordBatch], format: IpcFormat) -> Vec<u8> {
-    let mut w = IpcWriter::try_new(Vec::new(), &batches[0].schema(), format).unwrap();
+    let mut w = IpcWriter::new(Vec::new(), batches[0].schema(), &IpcWriteOptions::default().with_format(format)).unwrap();
     for b in batches {
         w.write(b).unwrap();
     }
@@ -380,7 +380,7 @@ fn we_read_arrow_rs_fixed_shape_fields() {
                     w.write(&batch).unwrap();
                     w.finish().unwrap();
                 }
-                let mut read = IpcBatches::new(Buffer::from_vec(bytes)).unwrap();
+                let mut read = IpcBatches::new(Buffer::from_vec(bytes), &IpcReadOptions::default()).unwrap();
                 let schema = read.schema();
                 let b = read.next().unwrap().unwrap();
                 let t = fixed_shape_to_tensor(schema.field(0), b.column(0))
@@ -481,7 +481,7 @@ fn we_read_arrow_rs_variable_shape_fields() {
             wr.write(&batch).unwrap();
             wr.finish().unwrap();
             drop(wr);
-            let mut read = IpcBatches::new(Buffer::from_vec(bytes)).unwrap();
+            let mut read = IpcBatches::new(Buffer::from_vec(bytes), &IpcReadOptions::default()).unwrap();
             let schema = read.schema();
             let b = read.next().unwrap().unwrap();
             let tensors = variable_shape_to_tensors(schema.field(0), b.column(0))

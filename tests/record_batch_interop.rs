@@ -26,7 +26,7 @@
 use arrow_array::{Array, RecordBatch};
 use arrow_buffer::Buffer;
 use arrow_tensor_ipc::convert;
-use arrow_tensor_ipc::record_batch::{
+use arrow_tensor_ipc::record_batch::{IpcReadOptions, IpcWriteOptions, 
     batch_to_messages, coo_table_to_sparse, coordinate_type, fixed_shape_cells,
     fixed_shape_to_tensor, sparse_to_coo_table, tensor_to_fixed_shape, tensors_to_variable_shape,
     variable_shape_to_tensors, FixedShapeOptions, IpcBatches, IpcFormat, IpcWriter, Layout,
@@ -61,7 +61,7 @@ fn helper(mode: &str, dir: &Path) -> Value {
 }
 
 fn write_ipc(path: &Path, batches: &[RecordBatch], format: IpcFormat) {
-    let mut w = IpcWriter::try_new(Vec::new(), &batches[0].schema(), format).unwrap();
+    let mut w = IpcWriter::new(Vec::new(), batches[0].schema(), &IpcWriteOptions::default().with_format(format)).unwrap();
     for b in batches {
         w.write(b).unwrap();
     }
@@ -69,7 +69,7 @@ fn write_ipc(path: &Path, batches: &[RecordBatch], format: IpcFormat) {
 }
 
 fn read_ipc(path: &Path) -> IpcBatches {
-    IpcBatches::new(Buffer::from_vec(std::fs::read(path).unwrap()))
+    IpcBatches::new(Buffer::from_vec(std::fs::read(path).unwrap()), &IpcReadOptions::default())
         .unwrap_or_else(|e| panic!("opening {}: {e}", path.display()))
 }
 
@@ -232,7 +232,7 @@ fn fixed_case(
     // Our own reading of what we wrote gives the tensor back.
     let mut back = Vec::new();
     let mut read = read_ipc(&path);
-    let schema = read.schema();
+    let schema = read.schema().clone();
     for b in read.by_ref() {
         let b = b.unwrap();
         let t = fixed_shape_to_tensor(schema.field(0), b.column(0)).unwrap();
@@ -441,7 +441,7 @@ fn variable_cases(dir: &Path) -> Vec<Value> {
             std::fs::write(&expected, &bytes).unwrap();
             // Our own reading gives the tensors back.
             let mut read = read_ipc(&path);
-            let schema = read.schema();
+            let schema = read.schema().clone();
             let back: Vec<Tensor> = read
                 .by_ref()
                 .flat_map(|b| {
@@ -693,7 +693,7 @@ fn check_pyarrow_fixed(c: &Value) {
     let expected = std::fs::read(c["expected"].as_str().unwrap()).unwrap();
     let vt = ValueType::from_name(c["dtype"].as_str().unwrap()).unwrap();
     let mut read = read_ipc(path);
-    let schema = read.schema();
+    let schema = read.schema().clone();
     let (index, field) = schema.column_with_name("tensor").unwrap();
     let mut rows = Vec::new();
     let mut values = Vec::new();
@@ -747,7 +747,7 @@ fn check_pyarrow_variable(c: &Value) {
     let names = strs(&c["dim_names"]);
     let want: Vec<Vec<usize>> = c["shapes"].as_array().unwrap().iter().map(sizes).collect();
     let mut read = read_ipc(path);
-    let schema = read.schema();
+    let schema = read.schema().clone();
     let field = schema.field(0);
     let mut shapes = Vec::new();
     let mut values = Vec::new();
@@ -959,7 +959,7 @@ fn permutations_pyarrow_against_the_definition() {
 
         // Our reading is the definition, for every permutation.
         let mut read = read_ipc(Path::new(c["path"].as_str().unwrap()));
-        let schema = read.schema();
+        let schema = read.schema().clone();
         let field = schema.field(0).clone();
         let batch = read.next().unwrap().unwrap();
         let t = fixed_shape_to_tensor(&field, batch.column(0)).unwrap();

@@ -372,16 +372,16 @@ fn for_all_types(mut f: impl FnMut(ValueType, IndexType)) {
 /// Reads a stream back with `MessageReader` and `MessageIter` and compares to what was
 /// written.
 fn check_stream(messages: &[Message], options: &WriteOptions) {
-    let mut w = MessageWriter::new(Vec::new(), *options);
+    let mut w = MessageWriter::new(Vec::new(), &*options);
     let mut starts = Vec::new();
     for m in messages {
         starts.push(w.write(m).unwrap());
     }
     let bytes = w.finish().unwrap();
-    let from_reader: Vec<_> = MessageReader::new(&bytes[..], ReadOptions::strict())
+    let from_reader: Vec<_> = MessageReader::new(&bytes[..], &ReadOptions::strict())
         .collect::<Result<_, _>>()
         .unwrap();
-    let from_iter: Vec<_> = MessageIter::new(Buffer::from_vec(bytes), ReadOptions::strict())
+    let from_iter: Vec<_> = MessageIter::new(Buffer::from_vec(bytes), &ReadOptions::strict())
         .collect::<Result<_, _>>()
         .unwrap();
     for got in [from_reader, from_iter] {
@@ -693,10 +693,10 @@ fn every_flattening_gives_the_same_bytes() {
         .unwrap()
         .into();
     let messages = [small.clone(), message, small];
-    let mut owned = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut owned = MessageWriter::new(Vec::new(), &WriteOptions::default());
     let mut target = vec![5u8; 8];
-    let mut borrowed = MessageWriter::new(&mut target, WriteOptions::default());
-    let mut cursor = MessageWriter::new(std::io::Cursor::new(Vec::new()), WriteOptions::default());
+    let mut borrowed = MessageWriter::new(&mut target, &WriteOptions::default());
+    let mut cursor = MessageWriter::new(std::io::Cursor::new(Vec::new()), &WriteOptions::default());
     for m in &messages {
         let at = owned.write(m).unwrap();
         assert_eq!(borrowed.write(m).unwrap(), at);

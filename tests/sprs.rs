@@ -16,7 +16,7 @@ fn through_ipc(t: &SparseTensor, options: &ReadOptions) -> (bytes::Bytes, Sparse
     // uint64 indices are written too (Arrow C++ does not read them; this crate does).
     let mut write = WriteOptions::default();
     write.arrow_compatible = false;
-    let mut writer = MessageWriter::new(Vec::new(), write);
+    let mut writer = MessageWriter::new(Vec::new(), &write);
     writer.write(&Message::from(t.clone())).unwrap();
     let bytes = bytes::Bytes::from(writer.finish().unwrap());
     let decoded = decode_message(&bytes, options).unwrap().unwrap();

@@ -119,7 +119,7 @@ fn stream() -> Vec<u8> {
             .unwrap()
             .into(),
     ];
-    let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut w = MessageWriter::new(Vec::new(), &WriteOptions::default());
     for m in &messages {
         w.write(m).unwrap();
     }
@@ -150,7 +150,7 @@ fn summary(m: &DecodedMessage) -> String {
 
 /// Every message `MessageReader` reads from `bytes`, then its end (or error).
 fn by_reader(bytes: &[u8], options: ReadOptions) -> Vec<String> {
-    let mut r = MessageReader::new(bytes, options);
+    let mut r = MessageReader::new(bytes, &options);
     let mut out = Vec::new();
     loop {
         match r.read_message() {
@@ -170,7 +170,7 @@ fn by_reader(bytes: &[u8], options: ReadOptions) -> Vec<String> {
 /// Every message a `StreamDecoder` gives for `chunks` pushed in order, then its end (or
 /// error), through `push` / `next_message`.
 fn by_push<'a>(chunks: impl IntoIterator<Item = &'a [u8]>, options: ReadOptions) -> Vec<String> {
-    let mut d = StreamDecoder::new(options);
+    let mut d = StreamDecoder::new(&options);
     let mut out = Vec::new();
     for chunk in chunks {
         d.push(Buffer::from_slice_ref(chunk));
@@ -202,7 +202,7 @@ fn by_decode_slice<'a>(
     chunks: impl IntoIterator<Item = &'a [u8]>,
     options: ReadOptions,
 ) -> Vec<String> {
-    let mut d = StreamDecoder::new(options);
+    let mut d = StreamDecoder::new(&options);
     let mut out = Vec::new();
     'chunks: for chunk in chunks {
         let mut rest = chunk;
@@ -310,7 +310,7 @@ fn legacy_framing_and_both_end_markers() {
         assert_eq!(expected[3], format!("end at {end}"));
         chunkings(&bytes, ReadOptions::strict(), 20);
 
-        let mut d = StreamDecoder::new(ReadOptions::strict());
+        let mut d = StreamDecoder::new(&ReadOptions::strict());
         let mut buf = Buffer::from_vec(bytes.clone());
         let framings: Vec<Framing> = std::iter::from_fn(|| d.decode(&mut buf).unwrap())
             .map(|m| m.framing)
@@ -326,7 +326,7 @@ fn legacy_framing_and_both_end_markers() {
         d.finish().unwrap();
     }
     // Empty input is an empty stream.
-    let mut d = StreamDecoder::new(ReadOptions::strict());
+    let mut d = StreamDecoder::new(&ReadOptions::strict());
     assert!(d.next_message().unwrap().is_none());
     d.finish().unwrap();
     assert!(d.is_finished());
@@ -335,7 +335,7 @@ fn legacy_framing_and_both_end_markers() {
 #[test]
 fn a_message_in_one_chunk_is_zero_copy() {
     let t = Tensor::from_vec(vec![64, 64], (0..4096).map(|i| i as f64).collect()).unwrap();
-    let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut w = MessageWriter::new(Vec::new(), &WriteOptions::default());
     w.write(&t.clone().into()).unwrap();
     let bytes = w.finish().unwrap();
     let chunk = Buffer::from_vec(bytes.clone());
@@ -345,13 +345,13 @@ fn a_message_in_one_chunk_is_zero_copy() {
         range.contains(&data)
     };
 
-    let mut d = StreamDecoder::new(ReadOptions::strict());
+    let mut d = StreamDecoder::new(&ReadOptions::strict());
     let mut buf = chunk.clone();
     let m = d.decode(&mut buf).unwrap().unwrap();
     assert!(inside(&m), "decode copied the body");
     assert!(m.message.as_tensor().unwrap().content_eq(&t));
 
-    let mut d = StreamDecoder::new(ReadOptions::strict());
+    let mut d = StreamDecoder::new(&ReadOptions::strict());
     d.push(chunk.clone());
     let m = d.next_message().unwrap().unwrap();
     assert!(inside(&m), "push copied the body");
@@ -361,7 +361,7 @@ fn a_message_in_one_chunk_is_zero_copy() {
     let head = Buffer::from_slice_ref(&bytes[..body_offset]);
     let rest = Buffer::from_slice_ref(&bytes[body_offset..]);
     let rest_range = rest.as_ptr() as usize..rest.as_ptr() as usize + rest.len();
-    let mut d = StreamDecoder::new(ReadOptions::strict());
+    let mut d = StreamDecoder::new(&ReadOptions::strict());
     d.push(head);
     assert!(d.next_message().unwrap().is_none());
     assert_eq!(d.bytes_needed(), m.body_length);
@@ -377,7 +377,7 @@ fn a_message_in_one_chunk_is_zero_copy() {
     shifted.extend_from_slice(&bytes);
     let shifted = Buffer::from_vec(shifted).slice(3);
     let strict_no_copy = ReadOptions::strict().with_misaligned(Misaligned::Error);
-    let mut d = StreamDecoder::new(strict_no_copy);
+    let mut d = StreamDecoder::new(&strict_no_copy);
     let mut buf = shifted.clone();
     let m = d.decode(&mut buf).unwrap().unwrap();
     let data = m.message.as_tensor().unwrap().data().as_ptr() as usize;
@@ -388,7 +388,7 @@ fn a_message_in_one_chunk_is_zero_copy() {
 #[test]
 fn bytes_needed_never_reaches_past_a_message() {
     let bytes = stream();
-    let mut d = StreamDecoder::new(ReadOptions::strict());
+    let mut d = StreamDecoder::new(&ReadOptions::strict());
     let mut pos = 0;
     let mut messages = 0;
     let mut steps = Vec::new();
@@ -418,7 +418,7 @@ fn pushed_messages_come_out_before_later_ones() {
         .unwrap()
         .parse::<usize>()
         .unwrap();
-    let mut d = StreamDecoder::new(ReadOptions::strict());
+    let mut d = StreamDecoder::new(&ReadOptions::strict());
     d.push(Buffer::from_slice_ref(&bytes[..first_len + 3]));
     let mut rest = Buffer::from_slice_ref(&bytes[first_len + 3..]);
     let m = d.decode(&mut rest).unwrap().unwrap();
@@ -452,7 +452,7 @@ fn errors_carry_their_offset_and_stop_the_decoder() {
     );
     chunkings(&bytes, ReadOptions::strict(), 20);
 
-    let mut d = StreamDecoder::new(ReadOptions::strict());
+    let mut d = StreamDecoder::new(&ReadOptions::strict());
     d.push(Buffer::from_vec(bytes));
     for _ in 0..7 {
         d.next_message().unwrap().unwrap();
@@ -483,7 +483,7 @@ fn finish_reports_the_part_cut_short() {
         (at + 8 + meta_len, "body", body_len, 0),
         (second.len() - 1, "body", body_len, body_len - 1),
     ] {
-        let mut d = StreamDecoder::new(ReadOptions::strict());
+        let mut d = StreamDecoder::new(&ReadOptions::strict());
         d.push(Buffer::from_slice_ref(&second[..cut]));
         assert!(d.next_message().unwrap().is_some());
         assert!(d.next_message().unwrap().is_none());
@@ -531,7 +531,7 @@ fn memory_follows_the_bytes_pushed() {
         let tiny = tiny_dense(claim, 4);
         let peak = counting::peak_of(|| {
             for chunks in [tiny.chunks(tiny.len()), tiny.chunks(1)] {
-                let mut d = StreamDecoder::new(unlimited);
+                let mut d = StreamDecoder::new(&unlimited);
                 for c in chunks {
                     d.push(Buffer::from_slice_ref(c));
                 }
@@ -553,7 +553,7 @@ fn memory_follows_the_bytes_pushed() {
         });
         assert!(peak < MIB, "claim {claim}: peak {peak} bytes");
         // Under the default limit the claim is refused as soon as the metadata is in.
-        let mut d = StreamDecoder::new(ReadOptions::default());
+        let mut d = StreamDecoder::new(&ReadOptions::default());
         d.push(Buffer::from_slice_ref(&tiny));
         let e = d.next_message().unwrap_err();
         assert!(
@@ -570,7 +570,7 @@ fn memory_follows_the_bytes_pushed() {
     // 1 GiB claimed, 5 MiB arriving in 64 KiB chunks: memory grows with what arrived.
     let five = tiny_dense(1 << 30, 5 * MIB);
     let peak = counting::peak_of(|| {
-        let mut d = StreamDecoder::new(ReadOptions::default());
+        let mut d = StreamDecoder::new(&ReadOptions::default());
         for c in five.chunks(64 << 10) {
             d.push(Buffer::from_slice_ref(c));
         }
@@ -586,7 +586,7 @@ fn memory_follows_the_bytes_pushed() {
     meta_claim.extend_from_slice(&(60i32 << 20).to_le_bytes());
     meta_claim.extend_from_slice(&[0; 10]);
     let peak = counting::peak_of(|| {
-        let mut d = StreamDecoder::new(ReadOptions::default());
+        let mut d = StreamDecoder::new(&ReadOptions::default());
         d.push(Buffer::from_slice_ref(&meta_claim));
         assert_eq!(d.bytes_needed(), (60 << 20) - 10);
         let e = d.finish().unwrap_err();
@@ -605,7 +605,7 @@ fn memory_follows_the_bytes_pushed() {
     assert!(peak < MIB, "metadata claim: peak {peak} bytes");
     // Over the metadata limit: refused from the prefix alone.
     let mut d = StreamDecoder::new(
-        ReadOptions::default().with_limits(Limits::default().with_max_metadata_len(1024)),
+        &ReadOptions::default().with_limits(Limits::default().with_max_metadata_len(1024)),
     );
     d.push(Buffer::from_slice_ref(&meta_claim[..8]));
     let e = d.next_message().unwrap_err();

@@ -49,13 +49,13 @@ fn dn(d: &DecodedMessage) -> &Tensor {
 }
 
 fn read_iter(bytes: &[u8]) -> Vec<DecodedMessage> {
-    MessageIter::new(Buffer::from_slice_ref(bytes), ReadOptions::strict())
+    MessageIter::new(Buffer::from_slice_ref(bytes), &ReadOptions::strict())
         .collect::<Result<_, _>>()
         .expect("MessageIter")
 }
 
 fn read_stream(bytes: &[u8]) -> (Vec<DecodedMessage>, u64) {
-    let mut r = MessageReader::new(bytes, ReadOptions::strict());
+    let mut r = MessageReader::new(bytes, &ReadOptions::strict());
     let mut out = Vec::new();
     while let Some(m) = r.read_message().expect("MessageReader") {
         out.push(m);
@@ -271,7 +271,7 @@ fn end_of_stream_markers() {
         assert_eq!(consumed, (2 * msg.len() + eos.len()) as u64);
     }
     // We write FFFFFFFF 00000000.
-    let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut w = MessageWriter::new(Vec::new(), &WriteOptions::default());
     w.write(&expected.clone().into()).unwrap();
     let out = w.finish().unwrap();
     assert_eq!(&out[out.len() - 8..], &[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]);
@@ -1711,7 +1711,7 @@ fn sample_messages() -> Vec<Message> {
 
 #[test]
 fn we_write_body_and_every_buffer_at_64_byte_offsets() {
-    let mut stream = MessageWriter::new(Vec::new(), WriteOptions::default());
+    let mut stream = MessageWriter::new(Vec::new(), &WriteOptions::default());
     for msg in sample_messages() {
         let e = encode(&msg, &WriteOptions::default()).unwrap();
         assert_eq!(e.header().len() % 64, 0, "body at a 64-byte offset");

@@ -8,7 +8,7 @@
 use super::inputs::{self, Layout};
 use super::{emit, size_name, time, Cfg, Row};
 use arrow_array::RecordBatch;
-use arrow_tensor_ipc::record_batch::{
+use arrow_tensor_ipc::record_batch::{IpcWriteOptions, 
     sparse_to_coo_table, tensor_to_fixed_shape, FixedShapeOptions, IpcFormat, IpcWriter,
     ParquetBatches, ParquetCompression, ParquetReadOptions, ParquetWriteOptions, ParquetWriter,
 };
@@ -42,7 +42,7 @@ fn pyarrow_times(table_file: &Path, parquet_file: &Path, codec: &str, reps: usiz
 }
 
 fn write(batch: &RecordBatch, options: &ParquetWriteOptions, capacity: usize) -> Vec<u8> {
-    let mut w = ParquetWriter::try_new(Vec::with_capacity(capacity), batch.schema(), options)
+    let mut w = ParquetWriter::new(Vec::with_capacity(capacity), batch.schema(), options)
         .expect("writer");
     w.write(batch).expect("write");
     w.finish().expect("finish")
@@ -50,7 +50,7 @@ fn write(batch: &RecordBatch, options: &ParquetWriteOptions, capacity: usize) ->
 
 fn read(bytes: &bytes::Bytes) -> usize {
     let batches =
-        ParquetBatches::try_new(bytes.clone(), &ParquetReadOptions::default()).expect("open");
+        ParquetBatches::new(bytes.clone(), &ParquetReadOptions::default()).expect("open");
     batches.map(|b| b.expect("batch").num_rows()).sum()
 }
 
@@ -109,11 +109,7 @@ pub fn rows(cfg: &Cfg) {
             let parquet_file = cfg.dir.join(format!("parquet_{name}.parquet"));
             {
                 let f = std::fs::File::create(&table_file).expect("create");
-                let mut w = IpcWriter::try_new(
-                    std::io::BufWriter::new(f),
-                    &batch.schema(),
-                    IpcFormat::File,
-                )
+                let mut w = IpcWriter::new(std::io::BufWriter::new(f), batch.schema(), &IpcWriteOptions::default().with_format(IpcFormat::File))
                 .expect("ipc writer");
                 w.write(&batch).expect("ipc write");
                 w.finish().expect("ipc finish");
@@ -144,7 +140,7 @@ pub fn rows(cfg: &Cfg) {
             });
             let one_thread = time(reps, || {
                 let options = ParquetReadOptions::default().with_threads(1);
-                ParquetBatches::try_new(file.clone(), &options)
+                ParquetBatches::new(file.clone(), &options)
                     .expect("open")
                     .map(|b| b.expect("batch").num_rows())
                     .sum::<usize>()

@@ -5,7 +5,7 @@
 use super::inputs::{self, Layout};
 use super::{emit, memcpy_s, size_name, time, Cfg, Row};
 use arrow_buffer::Buffer;
-use arrow_tensor_ipc::record_batch::{
+use arrow_tensor_ipc::record_batch::{IpcReadOptions, IpcWriteOptions, 
     coo_table_to_sparse, fixed_shape_to_tensor, sparse_to_coo_table, tensor_to_fixed_shape,
     FixedShapeOptions, IpcBatches, IpcFormat, IpcWriter,
 };
@@ -80,11 +80,7 @@ pub fn dense_rows(cfg: &Cfg, body: usize) {
             .expect("column")
             .into_record_batch("tensor")
             .expect("batch");
-        let mut w = IpcWriter::try_new(
-            Vec::with_capacity(len + 4096),
-            &batch.schema(),
-            IpcFormat::Stream,
-        )
+        let mut w = IpcWriter::new(Vec::with_capacity(len + 4096), batch.schema(), &IpcWriteOptions::default().with_format(IpcFormat::Stream))
         .expect("writer");
         w.write(&batch).expect("write");
         w.finish().expect("finish")
@@ -93,7 +89,7 @@ pub fn dense_rows(cfg: &Cfg, body: usize) {
     let ours_to = time(reps, to_stream);
     let stream = Buffer::from_vec(stream);
     let from_stream = || {
-        let mut batches = IpcBatches::new(stream.clone()).expect("open");
+        let mut batches = IpcBatches::new(stream.clone(), &IpcReadOptions::default()).expect("open");
         let schema = batches.schema();
         let batch = batches.next().expect("a batch").expect("batch");
         let t = fixed_shape_to_tensor(schema.field(0), batch.column(0)).expect("tensor");

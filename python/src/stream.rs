@@ -37,7 +37,7 @@ pub fn decode_all(
 ) -> PyResult<Vec<PyMessage>> {
     let buffer = source_buffer(data)?;
     let options = read_options(strict);
-    let decoded = py.detach(|| MessageIter::new(buffer, options).collect::<Result<Vec<_>, _>>());
+    let decoded = py.detach(|| MessageIter::new(buffer, &options).collect::<Result<Vec<_>, _>>());
     Ok(decoded.map_err(to_py_err)?.into_iter().map(wrap).collect())
 }
 
@@ -50,7 +50,7 @@ pub fn decode_one(py: Python<'_>, data: &Bound<'_, PyAny>, strict: bool) -> PyRe
     let total = buffer.len();
     let options = read_options(strict);
     let result = py.detach(move || {
-        let mut it = MessageIter::new(buffer, options);
+        let mut it = MessageIter::new(buffer, &options);
         let first = it.next().transpose()?;
         let more = match &first {
             Some(m) if (m.total_length() as usize) < total => it.next().transpose()?.is_some(),
@@ -156,7 +156,7 @@ impl MessageStream {
         // SAFETY: the documented contract of `from_path` (see `_native.pyi`): the file is
         // not modified or truncated while the stream or any message from it is alive, as
         // for `numpy.memmap`.
-        let it = unsafe { read_mmap(&path, read_options(strict)) }.map_err(to_py_err)?;
+        let it = unsafe { read_mmap(&path, &read_options(strict)) }.map_err(to_py_err)?;
         Ok(MessageStream {
             source: Source::Memory(it),
             done: false,
@@ -168,7 +168,7 @@ impl MessageStream {
     #[pyo3(signature = (data, strict = true))]
     fn from_buffer(data: &Bound<'_, PyAny>, strict: bool) -> PyResult<Self> {
         Ok(MessageStream {
-            source: Source::Memory(MessageIter::new(source_buffer(data)?, read_options(strict))),
+            source: Source::Memory(MessageIter::new(source_buffer(data)?, &read_options(strict))),
             done: false,
         })
     }
@@ -188,7 +188,7 @@ impl MessageStream {
             file: file.clone().unbind(),
         };
         Ok(MessageStream {
-            source: Source::File(Box::new(MessageReader::new(reader, read_options(strict)))),
+            source: Source::File(Box::new(MessageReader::new(reader, &read_options(strict)))),
             done: false,
         })
     }
@@ -226,7 +226,7 @@ fn write_all<W: Write>(
     arrow_compatible: bool,
 ) -> arrow_tensor_ipc::Result<W> {
     let options = WriteOptions::default().with_arrow_compatible(arrow_compatible);
-    let mut w = MessageWriter::new(writer, options);
+    let mut w = MessageWriter::new(writer, &options);
     for m in messages {
         let inner: &Message = &m.inner;
         w.write(inner)?;

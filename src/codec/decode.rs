@@ -148,11 +148,11 @@ pub struct MessageIter {
 
 impl MessageIter {
     /// Iterates over the messages of `bytes` (zero-copy).
-    pub fn new(bytes: impl Into<Buffer>, options: ReadOptions) -> Self {
+    pub fn new(bytes: impl Into<Buffer>, options: &ReadOptions) -> Self {
         MessageIter {
             buffer: bytes.into(),
             offset: 0,
-            options,
+            options: *options,
             done: false,
         }
     }

@@ -102,6 +102,26 @@ pub fn parse_head(bytes: &[u8], limits: &Limits) -> Result<Option<Prefix>> {
     })))
 }
 
+/// Parses the prefix at the start of `bytes` as [`parse_head`] does, with no bound on the
+/// metadata length: for looking at a message, not reading it.
+pub(crate) fn peek_head(bytes: &[u8]) -> Result<Option<Prefix>> {
+    let unbounded = Limits {
+        max_metadata_len: usize::MAX,
+        ..Limits::default()
+    };
+    parse_head(bytes, &unbounded)
+}
+
+/// The metadata flatbuffer of the message at the start of `bytes` (either framing), when
+/// its prefix and metadata are there in full; `None` at an end-of-stream marker and for
+/// a negative length.
+pub(crate) fn first_metadata(bytes: &[u8]) -> Option<&[u8]> {
+    match peek_head(bytes) {
+        Ok(Some(Prefix::Message(head))) => bytes.get(head.prefix_len..head.body_offset()),
+        _ => None,
+    }
+}
+
 /// Rounds `n` up to a multiple of `align` (a power of two).
 pub(crate) fn pad_to(n: usize, align: usize) -> usize {
     n.div_ceil(align) * align

@@ -51,13 +51,13 @@ use std::collections::VecDeque;
 /// use arrow_buffer::Buffer;
 /// use arrow_tensor_ipc::{MessageWriter, ReadOptions, StreamDecoder, Tensor, WriteOptions};
 ///
-/// let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+/// let mut w = MessageWriter::new(Vec::new(), &WriteOptions::default());
 /// w.write(&Tensor::from_vec(vec![2, 2], vec![1i32, 2, 3, 4])?.into())?;
 /// w.write(&Tensor::from_vec(vec![3], vec![0.5f32, 1.5, 2.5])?.into())?;
 /// let stream = w.finish()?;
 ///
 /// // Chunks as a network might deliver them.
-/// let mut decoder = StreamDecoder::new(ReadOptions::default());
+/// let mut decoder = StreamDecoder::new(&ReadOptions::default());
 /// let mut messages = Vec::new();
 /// for chunk in stream.chunks(100) {
 ///     decoder.push(Buffer::from_slice_ref(chunk));
@@ -71,7 +71,7 @@ use std::collections::VecDeque;
 /// assert_eq!(messages[1].offset, messages[0].total_length());
 ///
 /// // The same with `decode`, the whole stream in one chunk (zero-copy).
-/// let mut decoder = StreamDecoder::new(ReadOptions::default());
+/// let mut decoder = StreamDecoder::new(&ReadOptions::default());
 /// let mut buf = Buffer::from_vec(stream);
 /// let first = decoder.decode(&mut buf)?.expect("a message");
 /// assert_eq!(first.message.as_tensor().unwrap().as_slice::<i32>(), Some(&[1, 2, 3, 4][..]));
@@ -165,9 +165,9 @@ const MIN_GROWTH: usize = 64 << 10;
 
 impl StreamDecoder {
     /// A decoder at the start of a stream.
-    pub fn new(options: ReadOptions) -> Self {
+    pub fn new(options: &ReadOptions) -> Self {
         StreamDecoder {
-            options,
+            options: *options,
             offset: 0,
             state: State::start(),
             ready: VecDeque::new(),

@@ -55,10 +55,10 @@ impl DataFiles<'_> {
                 // SAFETY: `open_mmap`'s caller promised that the dataset's files are not
                 // truncated or modified while anything read from them is alive.
                 let map = unsafe { crate::map_file(&path)? };
-                return ParquetBatches::try_new(map, &self.options.parquet);
+                return ParquetBatches::new(map, &self.options.parquet);
             }
             let bytes = std::fs::read(&path)?;
-            ParquetBatches::try_new(bytes, &self.options.parquet)
+            ParquetBatches::new(bytes, &self.options.parquet)
         })()
         .map_err(|e| in_file(file, e))?;
         if batches.num_rows() != entry.nnz {

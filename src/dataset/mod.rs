@@ -38,7 +38,7 @@
 //! // A 5 x 6 CSR matrix cut into tiles of 2 x 4 (a grid of 3 x 2 tiles).
 //! let csr = SparseTensor::csr([5, 6], vec![0i32, 1, 2, 2, 3, 4], vec![0, 5, 2, 4], vec![1.0f64, 2.0, 3.0, 4.0])?;
 //! let info = TensorInfo::of_sparse(&csr);
-//! let mut writer = DatasetWriter::create(&dir, &info, &[2, 4], &DatasetWriteOptions::default())?;
+//! let mut writer = DatasetWriter::new(&dir, &info, &[2, 4], &DatasetWriteOptions::default())?;
 //! writer.write_sparse(&csr)?;
 //! let manifest = writer.finish()?;
 //! assert_eq!(manifest.grid, [3, 2]);
@@ -74,6 +74,7 @@ mod read;
 mod route;
 mod tile_batches;
 mod write;
+mod write_table;
 
 pub use manifest::{FileEntry, Manifest, TileEntry, MANIFEST_FILE, TILE_KEY};
 pub use options::{DatasetReadOptions, DatasetWriteOptions};

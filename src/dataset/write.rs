@@ -38,6 +38,9 @@ pub struct DatasetWriter {
     coordinate_type: IndexType,
     fields: Vec<Field>,
     coo_metadata: String,
+    /// The COO table schema of the whole tensor (the batches [`DatasetWriter::write_table`]
+    /// takes).
+    schema: SchemaRef,
     options: DatasetWriteOptions,
     buffers: Vec<TileBuffer>,
     slots: HashMap<u64, usize>,
@@ -62,7 +65,7 @@ impl DatasetWriter {
     /// Refused: a tile extent of 0 or a rank that differs from the shape's; dimension names
     /// that are not one per dimension, that repeat, or that are `tile_<d>` (for any `d`) or `value`; a
     /// grid of more tiles than a `u64` counts.
-    pub fn create(
+    pub fn new(
         dir: impl AsRef<Path>,
         info: &TensorInfo,
         tile_shape: impl AsRef<[usize]>,
@@ -136,6 +139,10 @@ impl DatasetWriter {
             .map(|n| Field::new(n, coord_dt.clone(), false))
             .collect();
         fields.push(Field::new(VALUE_COLUMN, data_type(info.value_type), false));
+        let schema = Arc::new(Schema::new_with_metadata(
+            fields.clone(),
+            HashMap::from([(COO_TABLE_KEY.to_string(), table.metadata())]),
+        ));
         let budget = options.memory / DatasetWriteOptions::BUFFER_SHARE.1
             * DatasetWriteOptions::BUFFER_SHARE.0;
         Ok(DatasetWriter {
@@ -147,6 +154,7 @@ impl DatasetWriter {
             width: info.value_type.byte_width(),
             coordinate_type,
             fields,
+            schema,
             coo_metadata: table.metadata(),
             options: *options,
             buffers: Vec::new(),
@@ -169,6 +177,12 @@ impl DatasetWriter {
     /// The number of tiles along each dimension.
     pub fn grid(&self) -> &[usize] {
         &self.grid
+    }
+
+    /// The COO table schema of the whole tensor: one integer column per dimension, then
+    /// the values, with the COO-table metadata (what [`DatasetWriter::write_table`] takes).
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
     }
 
     /// Writes entries with global coordinates, in any order and any tiles: `coords` holds
@@ -511,7 +525,7 @@ impl DatasetWriter {
             std::fs::create_dir_all(parent)?;
         }
         let file = std::fs::File::create(&full)?;
-        let mut writer = ParquetWriter::try_new(
+        let mut writer = ParquetWriter::new(
             BufWriter::with_capacity(1 << 20, file),
             schema.clone(),
             &self.options.parquet,

@@ -543,7 +543,7 @@ impl Error {
     /// let mut stream = arrow_tensor_ipc::encode(&tensor.into(), &Default::default())?.to_vec();
     /// let first = stream.len() as u64;
     /// stream.extend_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF, 64, 0, 0, 0]); // a truncated message
-    /// let mut messages = MessageIter::new(stream, ReadOptions::strict());
+    /// let mut messages = MessageIter::new(stream, &ReadOptions::strict());
     /// assert!(messages.next().unwrap().is_ok());
     /// let e = messages.next().unwrap().unwrap_err();
     /// assert_eq!(e.position(), Some(Position::Message { offset: first }));

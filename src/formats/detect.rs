@@ -21,7 +21,7 @@
     clippy::panic
 )]
 
-use crate::codec::framing::CONTINUATION;
+use crate::codec::framing::{peek_head, Prefix, CONTINUATION};
 use crate::gen::legacy_015 as legacy;
 use crate::gen::org::apache::arrow::flatbuf as fb;
 use std::path::Path;
@@ -121,11 +121,12 @@ impl std::fmt::Display for FileKind {
 pub fn wanted(prefix: &[u8]) -> usize {
     match prefix.get(..4) {
         None => PREFIX_LEN,
-        Some(first) if first == CONTINUATION => match metadata_len(prefix.get(4..8)) {
-            Some(len) => len.saturating_add(8).min(PREFIX_LEN),
-            // The length is still to come, or says end of stream or nonsense.
-            None if prefix.len() < 8 => 8,
-            None => prefix.len().min(PREFIX_LEN),
+        Some(first) if first == CONTINUATION => match peek_head(prefix) {
+            Ok(Some(Prefix::Message(head))) => head.body_offset().min(PREFIX_LEN),
+            // The length is still to come.
+            Ok(None) => 8,
+            // End of stream, or a negative length.
+            _ => prefix.len().min(PREFIX_LEN),
         },
         Some(_) => PREFIX_LEN,
     }
@@ -182,26 +183,18 @@ pub fn detect(prefix: &[u8], path: Option<&Path>) -> FileKind {
     FileKind::Binary
 }
 
-/// A metadata length from 4 little-endian bytes, when positive.
-fn metadata_len(bytes: Option<&[u8]>) -> Option<usize> {
-    let b: [u8; 4] = bytes?.try_into().ok()?;
-    usize::try_from(i32::from_le_bytes(b))
-        .ok()
-        .filter(|&l| l > 0)
-}
-
 /// The kind of a file that starts like a stream of encapsulated messages, judged by the
 /// first message's header type when its metadata is within `prefix`.
 fn message_kind(prefix: &[u8]) -> Option<FileKind> {
     let continuation = prefix.starts_with(&CONTINUATION);
-    let (len_at, meta_at): (usize, usize) = if continuation { (4, 8) } else { (0, 4) };
-    let len_bytes = prefix.get(len_at..len_at + 4);
-    if len_bytes == Some(&[0; 4]) {
+    let head = match peek_head(prefix) {
         // An end-of-stream marker: an empty stream.
-        return Some(FileKind::TensorMessages);
-    }
-    let header = metadata_len(len_bytes)
-        .and_then(|len| prefix.get(meta_at..meta_at.checked_add(len)?))
+        Ok(Some(Prefix::EndOfStream { .. })) => return Some(FileKind::TensorMessages),
+        Ok(Some(Prefix::Message(head))) => Some(head),
+        _ => None,
+    };
+    let header = head
+        .and_then(|h| prefix.get(h.prefix_len..h.body_offset()))
         .and_then(header_type);
     match (header, continuation) {
         (Some(h), _) => Some(h),
@@ -211,7 +204,7 @@ fn message_kind(prefix: &[u8]) -> Option<FileKind> {
         // makes bytes a message, except a metadata length padded to 8 as Arrow writes it
         // ahead of metadata longer than the prefix, in bytes that are not text.
         (None, false) => {
-            let len = metadata_len(len_bytes)?;
+            let len = head?.metadata_len;
             let beyond = prefix.len() == PREFIX_LEN && len + 4 > PREFIX_LEN;
             (beyond && len % 8 == 0 && len <= 1 << 24 && !is_text(prefix))
                 .then_some(FileKind::TensorMessages)
@@ -341,7 +334,7 @@ mod tests {
     fn messages() -> Vec<u8> {
         let t = Tensor::from_vec(vec![2, 2], vec![1.0f64, 2.0, 3.0, 4.0]).unwrap();
         let s = SparseTensor::csr([2, 2], vec![0i32, 1, 2], vec![1, 0], vec![5i64, 6]).unwrap();
-        let mut w = MessageWriter::new(Vec::new(), WriteOptions::default());
+        let mut w = MessageWriter::new(Vec::new(), &WriteOptions::default());
         w.write(&Message::Tensor(t)).unwrap();
         w.write(&Message::SparseTensor(s)).unwrap();
         w.finish().unwrap()

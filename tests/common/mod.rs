@@ -285,14 +285,14 @@ pub fn dec(bytes: &[u8], options: ReadOptions) -> arrow_tensor_ipc::Result<Decod
 
 /// Reads the first message with `MessageReader`.
 pub fn read(bytes: &[u8], options: ReadOptions) -> arrow_tensor_ipc::Result<DecodedMessage> {
-    MessageReader::new(bytes, options)
+    MessageReader::new(bytes, &options)
         .next()
         .expect("a message, not end of stream")
 }
 
 /// Reads the first message with `MessageIter` (over an aligned copy).
 pub fn iter_first(bytes: &[u8], options: ReadOptions) -> arrow_tensor_ipc::Result<DecodedMessage> {
-    MessageIter::new(Buffer::from_slice_ref(bytes), options)
+    MessageIter::new(Buffer::from_slice_ref(bytes), &options)
         .next()
         .expect("a message, not end of stream")
 }
@@ -304,7 +304,7 @@ fn stream_first<'a>(
     chunks: impl IntoIterator<Item = &'a [u8]>,
     push: bool,
 ) -> arrow_tensor_ipc::Result<DecodedMessage> {
-    let mut d = StreamDecoder::new(options);
+    let mut d = StreamDecoder::new(&options);
     for chunk in chunks {
         if push {
             d.push(Buffer::from_slice_ref(chunk));
@@ -330,7 +330,7 @@ pub fn stream_whole(
     bytes: &[u8],
     options: ReadOptions,
 ) -> arrow_tensor_ipc::Result<DecodedMessage> {
-    let mut d = StreamDecoder::new(options);
+    let mut d = StreamDecoder::new(&options);
     let mut buf = Buffer::from_slice_ref(bytes);
     if let Some(m) = d.decode(&mut buf)? {
         return Ok(m);

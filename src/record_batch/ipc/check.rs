@@ -3,45 +3,34 @@
 //! slices buffers by the lengths a message claims and panics when they exceed the body).
 
 use super::*;
+use crate::codec::framing::{parse_head, Prefix};
+use crate::Limits;
 
 /// Checks one encapsulated message at the start of `bytes` (prefix, metadata, and the
-/// buffers of a record or dictionary batch against its body) and returns its length, or
-/// `None` at an end-of-stream marker or when fewer than 4 bytes remain. arrow-ipc slices
+/// buffers of a record or dictionary batch against its body, the metadata and body
+/// lengths against `limits`) and returns its length, or `None` at an end-of-stream marker
+/// or when fewer than 4 bytes remain. arrow-ipc slices
 /// buffers by the lengths a message claims and panics when they exceed the body: every
 /// message is checked here before arrow-ipc sees it.
 pub(super) fn check_message(
     bytes: &[u8],
     at: usize,
     widths: &mut Option<Vec<(usize, String)>>,
+    limits: &Limits,
 ) -> Result<Option<usize>> {
-    let word = |o: usize| {
-        bytes
-            .get(o..o + 4)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map(u32::from_le_bytes)
-    };
-    let Some(first) = word(0) else {
-        return Ok(None);
-    };
-    let (prefix, len) = if first == u32::MAX {
-        match word(4) {
-            Some(l) => (8, l),
-            None => {
-                return fail(ErrorKind::Truncated {
-                    part: "prefix",
-                    needed: 8,
-                    available: bytes.len() as u64,
-                })
-            }
+    let head = match parse_head(bytes, limits)? {
+        None if bytes.len() < 4 => return Ok(None),
+        None => {
+            return fail(ErrorKind::Truncated {
+                part: "prefix",
+                needed: 8,
+                available: bytes.len() as u64,
+            })
         }
-    } else {
-        (4, first)
+        Some(Prefix::EndOfStream { .. }) => return Ok(None),
+        Some(Prefix::Message(head)) => head,
     };
-    if len == 0 {
-        return Ok(None);
-    }
-    let len =
-        i32::try_from(len).map_err(|_| ErrorKind::NegativeMetadataLength(len as i32))? as usize;
+    let (prefix, len) = (head.prefix_len, head.metadata_len);
     let Some(meta) = bytes.get(prefix..prefix + len) else {
         return fail(ErrorKind::Truncated {
             part: "metadata",
@@ -52,6 +41,13 @@ pub(super) fn check_message(
     let message = arrow_ipc::root_as_message(meta).map_err(ErrorKind::InvalidFlatbuffer)?;
     let body_len = message.bodyLength();
     let body = u64::try_from(body_len).map_err(|_| ErrorKind::NegativeBodyLength(body_len))?;
+    if body > limits.max_body_len {
+        return fail(ErrorKind::LimitExceeded {
+            what: "body length",
+            value: body,
+            limit: limits.max_body_len,
+        });
+    }
     let end = (prefix + len) as u64 + body;
     if end > bytes.len() as u64 {
         return fail(ErrorKind::Truncated {
@@ -259,11 +255,11 @@ pub(super) fn check_schema(schema: &Schema) -> Result<()> {
 }
 
 /// Checks every message of a stream (see [`check_message`]).
-pub(super) fn check_stream(data: &[u8]) -> Result<()> {
+pub(super) fn check_stream(data: &[u8], limits: &Limits) -> Result<()> {
     let mut at = 0;
     let mut widths = None;
     while let Some(rest) = data.get(at..) {
-        match check_message(rest, at, &mut widths).map_err(|e| e.at(at as u64))? {
+        match check_message(rest, at, &mut widths, limits).map_err(|e| e.at(at as u64))? {
             Some(n) => at += n,
             None => break,
         }

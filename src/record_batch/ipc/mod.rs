@@ -4,6 +4,7 @@
 //! before anything is read.
 
 use crate::error::{fail, ErrorKind, Result};
+use crate::Limits;
 use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use arrow_ipc::reader::{FileDecoder, StreamDecoder};
@@ -15,6 +16,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 mod check;
+mod options;
+mod stream_reader;
+
+pub use options::{IpcFormat, IpcReadOptions, IpcWriteOptions};
+pub use stream_reader::IpcStreamReader;
 
 #[cfg(feature = "parquet")]
 pub(crate) use check::plain_leaf;
@@ -23,72 +29,11 @@ use check::{buffer_widths, check_message, check_schema, check_stream};
 /// The magic bytes an Arrow IPC file starts and ends with.
 const FILE_MAGIC: &[u8; 6] = b"ARROW1";
 
-/// What a byte sequence holds, judged from its start.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum InputKind {
-    /// Tensor / SparseTensor messages (or anything else: the tensor decoder then says what
-    /// is wrong).
-    TensorMessages,
-    /// An Arrow IPC stream: its first message is a Schema.
-    IpcStream,
-    /// An Arrow IPC file (`ARROW1` magic).
-    IpcFile,
-}
-
-impl InputKind {
-    /// Detects the kind of `bytes` from its first message (a few hundred bytes suffice).
-    pub fn detect(bytes: &[u8]) -> InputKind {
-        if bytes.starts_with(FILE_MAGIC) {
-            return InputKind::IpcFile;
-        }
-        let mut rest = bytes;
-        if let Some(after) = rest.strip_prefix(&[0xFF; 4]) {
-            rest = after;
-        }
-        let Some(len) = rest
-            .get(..4)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map(i32::from_le_bytes)
-        else {
-            return InputKind::TensorMessages;
-        };
-        let Some(meta) = usize::try_from(len).ok().and_then(|l| rest.get(4..4 + l)) else {
-            return InputKind::TensorMessages;
-        };
-        match arrow_ipc::root_as_message(meta) {
-            Ok(m) if m.header_type() == arrow_ipc::MessageHeader::Schema => InputKind::IpcStream,
-            _ => InputKind::TensorMessages,
-        }
-    }
-}
-
-/// Which IPC container to write.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum IpcFormat {
-    /// The streaming format (schema, batches, end-of-stream marker).
-    #[default]
-    Stream,
-    /// The file format (`ARROW1` magic, footer with the batch offsets).
-    File,
-}
-
-impl IpcFormat {
-    /// The file format for paths ending in `.arrow` or `.feather`, the stream format
-    /// otherwise.
-    pub fn for_path(path: &Path) -> IpcFormat {
-        match path.extension().and_then(|e| e.to_str()) {
-            Some("arrow" | "feather") => IpcFormat::File,
-            _ => IpcFormat::Stream,
-        }
-    }
-}
-
 /// Writes record batches of one schema as an Arrow IPC stream or file (arrow-ipc's writers,
 /// buffers aligned to 64 bytes).
 pub struct IpcWriter<W: Write> {
     inner: Inner<W>,
+    schema: SchemaRef,
 }
 
 enum Inner<W: Write> {
@@ -98,12 +43,17 @@ enum Inner<W: Write> {
 
 impl<W: Write> IpcWriter<W> {
     /// Starts a stream or file of batches of `schema` on `out` (writes the schema).
-    pub fn try_new(out: W, schema: &Schema, format: IpcFormat) -> Result<Self> {
-        let inner = match format {
-            IpcFormat::Stream => Inner::Stream(StreamWriter::try_new(out, schema)?),
-            IpcFormat::File => Inner::File(FileWriter::try_new(out, schema)?),
+    pub fn new(out: W, schema: SchemaRef, options: &IpcWriteOptions) -> Result<Self> {
+        let inner = match options.format {
+            IpcFormat::Stream => Inner::Stream(StreamWriter::try_new(out, &schema)?),
+            IpcFormat::File => Inner::File(FileWriter::try_new(out, &schema)?),
         };
-        Ok(IpcWriter { inner })
+        Ok(IpcWriter { inner, schema })
+    }
+
+    /// The schema of the batches.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
     }
 
     /// Writes one batch.
@@ -141,11 +91,11 @@ impl<W: Write> IpcWriter<W> {
 ///
 /// let t = Tensor::from_vec(vec![4, 2], (0..8u8).collect())?;
 /// let batch = tensor_to_fixed_shape(&t, &FixedShapeOptions::default())?.into_record_batch("t")?;
-/// let mut w = IpcWriter::try_new(Vec::new(), &batch.schema(), IpcFormat::File)?;
+/// let mut w = IpcWriter::new(Vec::new(), batch.schema(), &IpcWriteOptions::default().with_format(IpcFormat::File))?;
 /// w.write(&batch)?;
 /// let bytes = w.finish()?;
 ///
-/// let mut read = IpcBatches::new(arrow_buffer::Buffer::from_vec(bytes))?;
+/// let mut read = IpcBatches::new(arrow_buffer::Buffer::from_vec(bytes), &IpcReadOptions::default())?;
 /// assert_eq!(read.schema(), batch.schema());
 /// assert_eq!(read.next().unwrap()?, batch);
 /// assert!(read.next().is_none());
@@ -174,12 +124,19 @@ enum Source {
 }
 
 impl IpcBatches {
-    /// Opens the stream or file in `data` (its kind detected from the content).
-    pub fn new(data: Buffer) -> Result<Self> {
-        match InputKind::detect(&data) {
-            InputKind::IpcFile => Self::file(data),
-            _ => Self::stream(data),
+    /// Opens the stream or file in `data` (a file when it starts with the `ARROW1` magic).
+    pub fn new(data: impl Into<Buffer>, options: &IpcReadOptions) -> Result<Self> {
+        let data = data.into();
+        if data.starts_with(FILE_MAGIC) {
+            Self::file(data, &options.limits)
+        } else {
+            Self::stream(data, &options.limits)
         }
+    }
+
+    /// Reads the file at `path` into memory and opens it.
+    pub fn open(path: impl AsRef<Path>, options: &IpcReadOptions) -> Result<Self> {
+        Self::new(std::fs::read(path)?, options)
     }
 
     /// Memory-maps the file at `path` and opens it.
@@ -190,14 +147,14 @@ impl IpcBatches {
     /// while the batches, or any array read from them, are alive.
     #[cfg(feature = "mmap")]
     #[allow(unsafe_code)]
-    pub unsafe fn open(path: &Path) -> Result<Self> {
+    pub unsafe fn open_mmap(path: impl AsRef<Path>, options: &IpcReadOptions) -> Result<Self> {
         // SAFETY: the caller upholds map_file's contract.
-        Self::new(Buffer::from(unsafe { crate::io::map_file(path)? }))
+        Self::new(unsafe { crate::io::map_file(path.as_ref())? }, options)
     }
 
     /// The schema of the batches.
-    pub fn schema(&self) -> SchemaRef {
-        self.schema.clone()
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
     }
 
     /// How far into the input the batches returned so far reach, in bytes (for progress
@@ -219,8 +176,8 @@ impl IpcBatches {
         }
     }
 
-    fn stream(data: Buffer) -> Result<Self> {
-        check_stream(&data)?;
+    fn stream(data: Buffer, limits: &Limits) -> Result<Self> {
+        check_stream(&data, limits)?;
         let mut decoder = StreamDecoder::new();
         let total = data.len();
         let mut rest = data;
@@ -248,7 +205,7 @@ impl IpcBatches {
         })
     }
 
-    fn file(data: Buffer) -> Result<Self> {
+    fn file(data: Buffer, limits: &Limits) -> Result<Self> {
         let len = data.len();
         let trailer_at = len.checked_sub(10).filter(|&t| t >= FILE_MAGIC.len());
         let Some(trailer_at) = trailer_at else {
@@ -291,7 +248,7 @@ impl IpcBatches {
                         .is_some_and(|end| end <= footer_at) =>
                 {
                     let block = data.get(o..o + m + n).unwrap_or_default();
-                    if check_message(block, o, &mut widths.clone())?.is_none_or(|len| len > m + n) {
+                    if check_message(block, o, &mut widths.clone(), limits)?.is_none_or(|len| len > m + n) {
                         return fail(ErrorKind::Truncated {
                             part: "Arrow IPC file block",
                             needed: (m + n) as u64 + 1,

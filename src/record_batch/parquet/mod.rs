@@ -39,11 +39,11 @@
 //! let tensor = SparseTensor::coo([3, 4], vec![0i64, 1, 1, 3, 2, 0], vec![1.5f64, 2.5, 3.5])?;
 //! let table = sparse_to_coo_table(&tensor)?;
 //!
-//! let mut writer = ParquetWriter::try_new(Vec::new(), table.schema(), &ParquetWriteOptions::default())?;
+//! let mut writer = ParquetWriter::new(Vec::new(), table.schema(), &ParquetWriteOptions::default())?;
 //! writer.write(&table)?;
 //! let bytes = writer.finish()?;
 //!
-//! let mut batches = ParquetBatches::try_new(bytes, &ParquetReadOptions::default())?;
+//! let mut batches = ParquetBatches::new(bytes, &ParquetReadOptions::default())?;
 //! assert_eq!(batches.num_rows(), 3);
 //! assert_eq!(batches.schema(), &table.schema()); // with the COO-table metadata
 //! let read = batches.next().unwrap()?;

@@ -120,7 +120,7 @@ const BATCH_BYTES: u64 = 64 << 20;
 
 impl ParquetBatches {
     /// Opens the Parquet file in `data`: checks and decodes its footer.
-    pub fn try_new(data: impl Into<Bytes>, options: &ParquetReadOptions) -> Result<Self> {
+    pub fn new(data: impl Into<Bytes>, options: &ParquetReadOptions) -> Result<Self> {
         let data: Bytes = data.into();
         let footer = footer_range(&data, options)?;
         let footer_bytes = data.get(footer.clone()).unwrap_or_default();
@@ -212,6 +212,11 @@ impl ParquetBatches {
         })
     }
 
+    /// Reads the file at `path` into memory and opens it.
+    pub fn open(path: impl AsRef<std::path::Path>, options: &ParquetReadOptions) -> Result<Self> {
+        Self::new(std::fs::read(path)?, options)
+    }
+
     /// Memory-maps the file at `path` and opens it.
     ///
     /// # Safety
@@ -220,10 +225,13 @@ impl ParquetBatches {
     /// while the batches, or any array read from them, are alive.
     #[cfg(feature = "mmap")]
     #[allow(unsafe_code)]
-    pub unsafe fn open(path: &std::path::Path, options: &ParquetReadOptions) -> Result<Self> {
+    pub unsafe fn open_mmap(
+        path: impl AsRef<std::path::Path>,
+        options: &ParquetReadOptions,
+    ) -> Result<Self> {
         // SAFETY: the caller upholds map_file's contract.
-        let map = unsafe { crate::io::map_file(path)? };
-        Self::try_new(Bytes::from_owner(map), options)
+        let map = unsafe { crate::io::map_file(path.as_ref())? };
+        Self::new(Bytes::from_owner(map), options)
     }
 
     /// The Arrow schema of the batches, with the metadata the file stores (the schema
@@ -365,12 +373,7 @@ fn stored_schema(metadata: &parquet::file::metadata::ParquetMetaData) -> Option<
         .value
         .as_deref()?;
     let bytes = base64_decode(text.as_bytes())?;
-    let mut rest = bytes.as_slice();
-    if let Some(after) = rest.strip_prefix(&[0xFF; 4]) {
-        rest = after;
-    }
-    let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
-    let meta = rest.get(4..4usize.checked_add(len)?)?;
+    let meta = crate::codec::framing::first_metadata(&bytes)?;
     let message = arrow_ipc::root_as_message(meta).ok()?;
     arrow_ipc::convert::try_fb_to_schema(message.header_as_schema()?).ok()
 }

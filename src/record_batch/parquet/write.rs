@@ -150,11 +150,11 @@ impl ParquetWriteOptions {
 ///
 /// let t = Tensor::from_vec(vec![4, 2], (0..8u8).collect())?;
 /// let batch = tensor_to_fixed_shape(&t, &FixedShapeOptions::default())?.into_record_batch("t")?;
-/// let mut w = ParquetWriter::try_new(Vec::new(), batch.schema(), &ParquetWriteOptions::default())?;
+/// let mut w = ParquetWriter::new(Vec::new(), batch.schema(), &ParquetWriteOptions::default())?;
 /// w.write(&batch)?;
 /// let bytes = w.finish()?;
 ///
-/// let mut read = ParquetBatches::try_new(bytes, &ParquetReadOptions::default())?;
+/// let mut read = ParquetBatches::new(bytes, &ParquetReadOptions::default())?;
 /// assert_eq!(read.next().unwrap()?, batch);
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
@@ -168,7 +168,7 @@ pub struct ParquetWriter<W: Write + Send> {
 
 impl<W: Write + Send> ParquetWriter<W> {
     /// Starts a Parquet file of batches of `schema` on `writer` (writes the leading magic).
-    pub fn try_new(writer: W, schema: SchemaRef, options: &ParquetWriteOptions) -> Result<Self> {
+    pub fn new(writer: W, schema: SchemaRef, options: &ParquetWriteOptions) -> Result<Self> {
         let relaxed = relaxed(&schema);
         // The stored Arrow schema is the caller's; the Parquet schema (and the arrays
         // written) follow the relaxed one.
@@ -189,6 +189,11 @@ impl<W: Write + Send> ParquetWriter<W> {
             schema,
             relaxed,
         })
+    }
+
+    /// The schema of the batches.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
     }
 
     /// Writes one batch (its schema must be the writer's); flushes the row groups it fills.
