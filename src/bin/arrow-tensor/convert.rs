@@ -2,22 +2,284 @@
 //! Arrow IPC stream or file or a Parquet file) and write it again, as messages or as
 //! record batches (an IPC stream or file, or a Parquet file).
 
-use crate::files::{self, FileOptions};
+mod sink;
+
+use crate::args::ReadArgs;
+use crate::files::FileOptions;
 use crate::input::{self, Entry, Source};
 use crate::progress::{Progress, When};
 use crate::{read, report, Outcome};
-use arrow_array::RecordBatch;
 use arrow_tensor_ipc::formats::FileFormat;
 use arrow_tensor_ipc::record_batch::{
-    BatchBuilder, FixedShapeOptions, IpcFormat, IpcWriter, MessageOptions, ParquetWriteOptions,
-    ParquetWriter, TableFormat,
+    FixedShapeOptions, Layout, MessageOptions, Rows, TableFormat,
 };
-use arrow_tensor_ipc::{ConvertOptions, Message, SparseFormat};
-use arrow_tensor_ipc::{ErrorKind, MessageWriter, ReadOptions, WriteOptions};
+use arrow_tensor_ipc::{ConvertOptions, CsfAxisOrder, CsfLengths, IndexType, Message};
+use arrow_tensor_ipc::{ErrorKind, ReadOptions, SparseFormat, WriteOptions};
+use sink::{Dest, Sink, Target};
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
+
+/// The arguments of `convert`.
+#[derive(clap::Args, Debug)]
+pub struct ConvertArgs {
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Also write messages that Arrow C++ cannot read (uint64 indices, index types too
+    /// narrow for their lengths).
+    #[arg(long)]
+    allow_non_arrow: bool,
+    /// How CSF buffer lengths are written.
+    #[arg(long, value_enum, default_value_t = CsfLengthsArg::Elements)]
+    csf_lengths: CsfLengthsArg,
+    /// Convert every message to this layout (default: keep each message's layout).
+    #[arg(long, value_enum)]
+    to: Option<LayoutArg>,
+    /// Index type of converted sparse messages (default: the narrowest that Arrow C++
+    /// reads and that holds the sizes): int8, int16, int32, int64, uint8, ...
+    #[arg(long, value_name = "T", requires = "to")]
+    index_type: Option<String>,
+    /// CSF axis order of converted messages, e.g. `2,0,1` (default: identity).
+    #[arg(long, value_name = "ORDER", value_delimiter = ',', requires = "to")]
+    axis_order: Option<Vec<usize>>,
+    /// Threads a large conversion may use (0, the default: one per core, at most 8).
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "to")]
+    threads: usize,
+    /// What to write: `messages` (tensor messages, the default), or record batches of
+    /// `fixed-shape-tensor`, `variable-shape-tensor` or `coo-table` (an Arrow IPC file
+    /// when OUT ends in .arrow or .feather, a Parquet file when it ends in .parquet, an
+    /// IPC stream otherwise). A .parquet OUT holds record batches: by default a COO
+    /// table for a sparse input, a fixed-shape tensor column for a dense one.
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
+    /// Fixed-shape tensors: `first-axis` (the default) maps a message's first axis to
+    /// rows (and a batch back to one message); `message` makes each message one row
+    /// (and each row one message).
+    #[arg(long, value_enum, default_value_t = RowsArg::FirstAxis)]
+    rows: RowsArg,
+    /// Fixed-shape tensors: keep a column-major (or otherwise permuted) layout and
+    /// record it as the type's "permutation", instead of transposing to row-major.
+    #[arg(long)]
+    keep_layout: bool,
+    /// The tensor column to read from a record-batch input with several.
+    #[arg(long, value_name = "NAME")]
+    column: Option<String>,
+    /// Matrix Market input: keep a symmetric or skew-symmetric matrix as stored (one
+    /// triangle) instead of expanding it to the full matrix.
+    #[arg(long)]
+    as_stored: bool,
+    /// FROSTT input: the tensor's shape (default: the largest coordinate of each
+    /// dimension).
+    #[arg(long, value_name = "D0,D1,...", value_delimiter = ',')]
+    shape: Option<Vec<usize>>,
+    /// `.npz` output: deflate the members (as `save_npz(compressed=True)`).
+    #[arg(long)]
+    compressed: bool,
+    /// Show a progress bar on standard error (default: for inputs of 64 MiB or more
+    /// when standard error is a terminal).
+    #[arg(long, conflicts_with = "no_progress")]
+    progress: bool,
+    /// Never show a progress bar.
+    #[arg(long)]
+    no_progress: bool,
+    /// Input (`-`: standard input).
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+    /// Output file (created or truncated; `-`: standard output).
+    #[arg(value_name = "OUT")]
+    output: PathBuf,
+}
+
+/// How CSF buffer lengths are written.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum CsfLengthsArg {
+    /// Element counts (what Arrow C++ writes and reads).
+    Elements,
+    /// Byte lengths (what the format document says).
+    Bytes,
+}
+
+/// Output of `convert --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum FormatArg {
+    /// Tensor / SparseTensor messages.
+    Messages,
+    /// An `arrow.fixed_shape_tensor` column.
+    FixedShapeTensor,
+    /// An `arrow.variable_shape_tensor` column.
+    VariableShapeTensor,
+    /// A COO table (one column per dimension and a `value` column).
+    CooTable,
+}
+
+impl FormatArg {
+    /// The table format of record batches, `None` for messages.
+    fn table(self) -> Option<TableFormat> {
+        match self {
+            FormatArg::Messages => None,
+            FormatArg::FixedShapeTensor => Some(TableFormat::FixedShapeTensor),
+            FormatArg::VariableShapeTensor => Some(TableFormat::VariableShapeTensor),
+            FormatArg::CooTable => Some(TableFormat::CooTable),
+        }
+    }
+}
+
+/// `convert --rows`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum RowsArg {
+    /// The first axis of a tensor is the rows.
+    FirstAxis,
+    /// One message is one row.
+    Message,
+}
+
+/// Target layout of `convert --to`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum LayoutArg {
+    /// Dense tensor.
+    Dense,
+    /// Coordinate list.
+    Coo,
+    /// Compressed sparse row.
+    Csr,
+    /// Compressed sparse column.
+    Csc,
+    /// Compressed sparse fiber.
+    Csf,
+}
+
+impl LayoutArg {
+    /// The sparse format, `None` for dense.
+    fn format(self) -> Option<SparseFormat> {
+        match self {
+            LayoutArg::Dense => None,
+            LayoutArg::Coo => Some(SparseFormat::Coo),
+            LayoutArg::Csr => Some(SparseFormat::Csr),
+            LayoutArg::Csc => Some(SparseFormat::Csc),
+            LayoutArg::Csf => Some(SparseFormat::Csf),
+        }
+    }
+}
+
+/// What `convert` is asked to do, from its command line.
+struct Options {
+    /// Validation and limits of reading `IN`.
+    read_options: ReadOptions,
+    /// What is written to `OUT`.
+    target: Target,
+    /// How record batches of `IN` become tensors (`--rows`, `--column`).
+    message_options: MessageOptions,
+    /// The layout of `--to` (`None`: dense) with its conversion options; `None` without
+    /// `--to`.
+    layout: Option<(Option<SparseFormat>, ConvertOptions)>,
+    /// How text and NumPy files are read and written.
+    file_options: FileOptions,
+    /// When the progress bar is shown.
+    progress: When,
+}
+
+impl ConvertArgs {
+    /// The options the arguments describe; an error says which arguments do not fit.
+    fn options(&self) -> Result<Options, String> {
+        let read_options = self.read.options();
+        let layout = self.layout()?;
+        let file_options = FileOptions {
+            as_stored: self.as_stored,
+            shape: self.shape.clone(),
+            compressed: self.compressed,
+            threads: self.threads,
+            validation: read_options.validation,
+        };
+        let target = self.target(&file_options)?;
+        let mut message_options = MessageOptions::default().with_rows(self.rows());
+        if let Some(c) = &self.column {
+            message_options = message_options.with_column(c.clone());
+        }
+        let progress = match (self.progress, self.no_progress) {
+            (true, _) => When::Always,
+            (_, true) => When::Never,
+            _ => When::Auto,
+        };
+        Ok(Options {
+            read_options,
+            target,
+            message_options,
+            layout,
+            file_options,
+            progress,
+        })
+    }
+
+    /// `--to` with `--index-type`, `--axis-order` and `--threads`.
+    fn layout(&self) -> Result<Option<(Option<SparseFormat>, ConvertOptions)>, String> {
+        let Some(to) = self.to else {
+            return Ok(None);
+        };
+        let mut options = ConvertOptions::default().with_threads(self.threads);
+        if let Some(name) = &self.index_type {
+            let t =
+                IndexType::from_name(name).ok_or_else(|| format!("unknown index type {name:?}"))?;
+            options = options.with_index_type(t);
+        }
+        if let Some(order) = &self.axis_order {
+            options = options.with_axis_order(CsfAxisOrder::Explicit(order.clone()));
+        }
+        Ok(Some((to.format(), options)))
+    }
+
+    /// `--rows`.
+    fn rows(&self) -> Rows {
+        match self.rows {
+            RowsArg::FirstAxis => Rows::FirstAxis,
+            RowsArg::Message => Rows::Whole,
+        }
+    }
+
+    /// What is written: chosen by `--format` and the output's extension.
+    fn target(&self, file_options: &FileOptions) -> Result<Target, String> {
+        let output = &self.output;
+        let fixed = FixedShapeOptions::default()
+            .with_rows(self.rows())
+            .with_layout(if self.keep_layout {
+                Layout::Keep
+            } else {
+                Layout::RowMajor
+            });
+        if output
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+        {
+            return match self.format {
+                Some(FormatArg::Messages) => Err(format!(
+                    "{} is a Parquet file: it holds record batches (--format fixed-shape-tensor, variable-shape-tensor or coo-table)",
+                    output.display()
+                )),
+                f => Ok(Target::Parquet(f.and_then(FormatArg::table), fixed)),
+            };
+        }
+        match (
+            self.format.and_then(FormatArg::table),
+            FileFormat::from_path(output),
+        ) {
+            (None, Some(f)) => Ok(Target::File(f, file_options.clone())),
+            (None, None) => Ok(Target::Messages(
+                WriteOptions::default()
+                    .with_csf_lengths(match self.csf_lengths {
+                        CsfLengthsArg::Elements => CsfLengths::Elements,
+                        CsfLengthsArg::Bytes => CsfLengths::Bytes,
+                    })
+                    .with_arrow_compatible(!self.allow_non_arrow),
+            )),
+            (Some(_), Some(f)) => Err(format!(
+                "{} is a {} file: --format applies to tensor message and record-batch outputs",
+                output.display(),
+                f.name()
+            )),
+            (Some(t), None) => Ok(Target::Table(t, fixed)),
+        }
+    }
+}
 
 /// Whether two paths name the same existing file.
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -34,237 +296,24 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// What `convert` writes.
-#[derive(Clone, Debug)]
-pub enum Target {
-    /// Tensor messages (re-encoded with these options).
-    Messages(WriteOptions),
-    /// Record batches of a table format, as an Arrow IPC stream or file.
-    Table(TableFormat, FixedShapeOptions),
-    /// One tensor in a file of `arrow_tensor_ipc::formats` (Matrix Market, FROSTT, `.npy`,
-    /// `.npz`).
-    File(FileFormat, FileOptions),
-    /// Record batches of a table format in a Parquet file; `None`: a COO table when the
-    /// first message is sparse, a fixed-shape tensor column when it is dense.
-    Parquet(Option<TableFormat>, FixedShapeOptions),
-}
-
-/// The writer under `convert`'s output: a file, or standard output.
-type Out<'a> = BufWriter<Box<dyn Write + 'a>>;
-
-/// Where `convert` writes to.
-enum Sink<'a> {
-    Messages(MessageWriter<Out<'a>>),
-    Table {
-        builder: BatchBuilder,
-        out: Option<Out<'a>>,
-        writer: Option<Box<IpcWriter<Out<'a>>>>,
-        format: IpcFormat,
-        batches: u64,
-    },
-    /// A file of one tensor, or an `.npz` bundle of dense tensors.
-    File(files::FileWriter),
-    /// Record batches in a Parquet file.
-    Parquet {
-        /// `None` until the first message chooses the table format (when not given).
-        builder: Option<BatchBuilder>,
-        format: Option<TableFormat>,
-        fixed: FixedShapeOptions,
-        out: Option<BufWriter<File>>,
-        writer: Option<Box<ParquetWriter<BufWriter<File>>>>,
-        batches: u64,
-    },
-}
-
-/// Where the output goes.
-enum Dest<'a> {
-    File(File),
-    Stdout(&'a mut dyn Write),
-}
-
-impl<'a> Sink<'a> {
-    fn new(dest: Dest<'a>, output: &Path, target: &Target, max_dense: usize) -> Sink<'a> {
-        let buffered = |dest| -> Out<'a> {
-            let inner: Box<dyn Write + 'a> = match dest {
-                Dest::File(f) => Box::new(f),
-                Dest::Stdout(w) => Box::new(w),
-            };
-            BufWriter::with_capacity(1 << 16, inner)
-        };
-        match (target, dest) {
-            (Target::Messages(options), dest) => {
-                Sink::Messages(MessageWriter::new(buffered(dest), *options))
-            }
-            (Target::Table(format, options), dest) => Sink::Table {
-                builder: BatchBuilder::new(*format, options.clone()),
-                out: Some(buffered(dest)),
-                writer: None,
-                format: IpcFormat::for_path(output),
-                batches: 0,
-            },
-            (Target::File(format, options), Dest::File(file)) => {
-                Sink::File(files::FileWriter::new(*format, file, options, max_dense))
-            }
-            (Target::Parquet(format, fixed), Dest::File(file)) => Sink::Parquet {
-                builder: format.map(|f| BatchBuilder::new(f, fixed.clone())),
-                format: *format,
-                fixed: fixed.clone(),
-                out: Some(BufWriter::with_capacity(1 << 20, file)),
-                writer: None,
-                batches: 0,
-            },
-            // A file format is chosen by the output's extension, which `-` has not: standard
-            // output gets messages.
-            (Target::File(..) | Target::Parquet(..), dest) => {
-                Sink::Messages(MessageWriter::new(buffered(dest), WriteOptions::default()))
-            }
+/// Copies the tensors of `IN` (any kind the tool reads; `-` is standard input) to `OUT`
+/// (`-` is standard output) as the arguments say.
+pub fn run(args: &ConvertArgs, out: &mut dyn Write) -> io::Result<Outcome> {
+    let Options {
+        read_options,
+        target,
+        message_options,
+        layout,
+        file_options,
+        progress,
+    } = match args.options() {
+        Ok(o) => o,
+        Err(e) => {
+            report(e);
+            return Ok(Outcome::Failed);
         }
-    }
-
-    fn write(&mut self, message: &Message) -> arrow_tensor_ipc::Result<()> {
-        match self {
-            Sink::Messages(w) => w.write(message).map(|_| ()),
-            Sink::Table { builder, .. } => {
-                let batch = builder.push(message)?;
-                self.write_batch(batch)
-            }
-            Sink::File(w) => w.write(message),
-            Sink::Parquet {
-                builder,
-                format,
-                fixed,
-                ..
-            } => {
-                let builder = builder.get_or_insert_with(|| {
-                    let f = format.unwrap_or(match message {
-                        Message::SparseTensor(_) => TableFormat::CooTable,
-                        Message::Tensor(_) => TableFormat::FixedShapeTensor,
-                    });
-                    BatchBuilder::new(f, fixed.clone())
-                });
-                let batch = builder.push(message)?;
-                self.write_parquet(batch)
-            }
-        }
-    }
-
-    fn write_parquet(&mut self, batch: Option<RecordBatch>) -> arrow_tensor_ipc::Result<()> {
-        let (
-            Sink::Parquet {
-                out,
-                writer,
-                batches,
-                ..
-            },
-            Some(batch),
-        ) = (self, batch)
-        else {
-            return Ok(());
-        };
-        if writer.is_none() {
-            if let Some(f) = out.take() {
-                *writer = Some(Box::new(ParquetWriter::try_new(
-                    f,
-                    batch.schema(),
-                    &ParquetWriteOptions::default(),
-                )?));
-            }
-        }
-        if let Some(w) = writer {
-            w.write(&batch)?;
-            *batches += 1;
-        }
-        Ok(())
-    }
-
-    fn write_batch(&mut self, batch: Option<RecordBatch>) -> arrow_tensor_ipc::Result<()> {
-        let (
-            Sink::Table {
-                out,
-                writer,
-                format,
-                batches,
-                ..
-            },
-            Some(batch),
-        ) = (self, batch)
-        else {
-            return Ok(());
-        };
-        if writer.is_none() {
-            if let Some(f) = out.take() {
-                *writer = Some(Box::new(IpcWriter::try_new(f, &batch.schema(), *format)?));
-            }
-        }
-        if let Some(w) = writer {
-            w.write(&batch)?;
-            *batches += 1;
-        }
-        Ok(())
-    }
-
-    /// Ends the output; returns the number of record batches written (tables).
-    fn finish(mut self) -> Result<Option<u64>, String> {
-        if let Sink::Table { builder, .. } = &mut self {
-            let last = builder.finish().map_err(|e| e.to_string())?;
-            self.write_batch(last).map_err(|e| e.to_string())?;
-        }
-        if let Sink::Parquet {
-            builder: Some(builder),
-            ..
-        } = &mut self
-        {
-            let last = builder.finish().map_err(|e| e.to_string())?;
-            self.write_parquet(last).map_err(|e| e.to_string())?;
-        }
-        match self {
-            Sink::File(w) => w.finish().map(|()| None),
-            Sink::Messages(w) => w
-                .finish()
-                .map_err(|e| e.to_string())
-                .and_then(|w| w.into_inner().map_err(|e| e.into_error().to_string()))
-                .and_then(|mut w| w.flush().map_err(|e| e.to_string()))
-                .map(|()| None),
-            Sink::Parquet {
-                writer, batches, ..
-            } => match writer {
-                None => Err("no messages to make a table of".to_string()),
-                Some(w) => w
-                    .finish()
-                    .map_err(|e| e.to_string())
-                    .and_then(|w| w.into_inner().map_err(|e| e.into_error().to_string()))
-                    .and_then(|f| f.sync_all().map_err(|e| e.to_string()))
-                    .map(|()| Some(batches)),
-            },
-            Sink::Table {
-                writer, batches, ..
-            } => match writer {
-                None => Err("no messages to make a table of".to_string()),
-                Some(w) => w
-                    .finish()
-                    .map_err(|e| e.to_string())
-                    .and_then(|w| w.into_inner().map_err(|e| e.into_error().to_string()))
-                    .and_then(|mut w| w.flush().map_err(|e| e.to_string()))
-                    .map(|()| Some(batches)),
-            },
-        }
-    }
-}
-
-/// Copies the tensors of `input` (any kind the tool reads; `-` is standard input) to
-/// `output` (`-` is standard output) as `target` says.
-#[allow(clippy::too_many_arguments)]
-pub fn run(
-    input: &Path,
-    output: &Path,
-    read_options: ReadOptions,
-    target: Target,
-    message_options: MessageOptions,
-    layout: Option<(Option<SparseFormat>, ConvertOptions)>,
-    file_options: &FileOptions,
-    progress: When,
-    out: &mut dyn Write,
-) -> io::Result<Outcome> {
+    };
+    let (input, output, file_options) = (&*args.input, &*args.output, &file_options);
     // The read limits bound what record batches claim and what conversions allocate.
     let message_options = message_options.with_limits(read_options.limits);
     let layout = layout.map(|(format, options)| (format, options.with_limits(read_options.limits)));

@@ -1,22 +1,35 @@
 //! `dump`: every message as one JSON object per line.
 
+use crate::args::ReadArgs;
 use crate::input::{self, Entry, Source};
 use crate::json::{self, JsonNumber, Object};
 use crate::{read, report, Outcome};
 use arrow_tensor_ipc::{
     CooIndex, CooOrder, CustomMetadata, DecodedMessage, IndexArray, IndexVisitor, Message,
-    NativeIndex, NativeValue, ReadOptions, Scalar, SparseIndex, SparseTensor, Tensor, ValueType,
-    ValueVisitor,
+    NativeIndex, NativeValue, Scalar, SparseIndex, SparseTensor, Tensor, ValueType, ValueVisitor,
 };
 use std::borrow::Cow;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::PathBuf;
 
 /// Largest number of elements for which `dense` is printed.
 pub const MAX_DENSE_ELEMENTS: usize = 100_000;
 
-/// Dumps the tensors of `path` (`-`: standard input) to `out`.
-pub fn run(path: &Path, options: ReadOptions, out: &mut dyn Write) -> io::Result<Outcome> {
+/// The arguments of `dump`.
+#[derive(clap::Args, Debug)]
+pub struct DumpArgs {
+    /// Print JSON Lines (the only format, and the default).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Input (`-`: standard input).
+    file: PathBuf,
+}
+
+/// Dumps the tensors of `args.file` (`-`: standard input) to `out`.
+pub fn run(args: &DumpArgs, out: &mut dyn Write) -> io::Result<Outcome> {
+    let (path, options) = (&args.file, args.read.options());
     let mut opened = match input::open(path) {
         Ok(i) => i,
         Err(e) => {
@@ -27,8 +40,8 @@ pub fn run(path: &Path, options: ReadOptions, out: &mut dyn Write) -> io::Result
     let mut source = match Source::open(
         &mut opened,
         options,
-        crate::default_message_options(options),
-        &crate::default_file_options(options),
+        args.read.message_options(),
+        &args.read.file_options(),
     ) {
         Ok(s) => s,
         Err(e) => {

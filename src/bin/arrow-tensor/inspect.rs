@@ -1,18 +1,30 @@
 //! `inspect`: one human-readable line per tensor of each input (per message of a stream
 //! of tensor messages, per tensor of a record batch, one for a file of one tensor).
 
+use crate::args::ReadArgs;
 use crate::input::{self, Entry, Source};
 use crate::{json, read, report, Outcome};
 use arrow_tensor_ipc::{
-    DecodedMessage, Framing, IndexArray, Message, ReadOptions, SparseIndex, SparseTensor, Tensor,
+    DecodedMessage, Framing, IndexArray, Message, SparseIndex, SparseTensor, Tensor,
 };
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+/// The arguments of `inspect`.
+#[derive(clap::Args, Debug)]
+pub struct InspectArgs {
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Inputs (`-`: standard input).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
 /// Prints one line per tensor of every input (preceded by the input's name when there are
 /// several).
-pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::Result<Outcome> {
+pub fn run(args: &InspectArgs, out: &mut dyn Write) -> io::Result<Outcome> {
+    let (files, options) = (&args.files, args.read.options());
     let mut outcome = Outcome::Ok;
     for path in files {
         if files.len() > 1 {
@@ -46,8 +58,8 @@ pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::
         let mut source = match Source::open(
             &mut opened,
             options,
-            crate::default_message_options(options),
-            &crate::default_file_options(options),
+            args.read.message_options(),
+            &args.read.file_options(),
         ) {
             Ok(s) => s,
             Err(e) => {

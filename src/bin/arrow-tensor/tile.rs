@@ -10,6 +10,7 @@
 //! dense tensor's non-zeros are routed the same way (a message is memory-mapped, so only
 //! the buffers count); a COO table in several record batches is one tensor.
 
+use crate::args::ReadArgs;
 use crate::files::FileOptions;
 use crate::input::{self, Entry, Source};
 use crate::{report, Outcome};
@@ -19,6 +20,64 @@ use arrow_tensor_ipc::record_batch::MessageOptions;
 use arrow_tensor_ipc::{Message, ReadOptions, SparseFormat};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+
+/// The arguments of `tile`.
+#[derive(clap::Args, Debug)]
+pub struct TileArgs {
+    #[command(flatten)]
+    read: ReadArgs,
+    /// The extent of a tile along each dimension, e.g. `1000,1000`.
+    #[arg(long, value_name = "D0,D1,...", value_delimiter = ',', required = true)]
+    tile_shape: Vec<usize>,
+    /// The memory budget for buffered entries and the tiles being written: bytes, or
+    /// with a K, M, G suffix (powers of 1024).
+    #[arg(long, value_name = "SIZE", default_value = "512M")]
+    memory: String,
+    /// Threads that parse the input and encode tiles (0, the default: one per core, at
+    /// most 8).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
+    /// FROSTT input: the tensor's shape (default: the largest coordinate of each
+    /// dimension, found by a first pass over the file).
+    #[arg(long, value_name = "D0,D1,...", value_delimiter = ',')]
+    shape: Option<Vec<usize>>,
+    /// Matrix Market input: keep a symmetric or skew-symmetric matrix as stored.
+    #[arg(long)]
+    as_stored: bool,
+    /// The tensor column to read from a record-batch input with several.
+    #[arg(long, value_name = "NAME")]
+    column: Option<String>,
+    /// Input (`-`: standard input).
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+    /// The dataset's directory (created; it must be empty).
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+}
+
+impl TileArgs {
+    /// The job the arguments describe; an error names a flag whose value is not valid.
+    fn job(self) -> Result<TileJob, String> {
+        let memory = parse_size(&self.memory).map_err(|e| format!("--memory: {e}"))?;
+        let read_options = self.read.options();
+        Ok(TileJob {
+            input: self.input,
+            dir: self.dir,
+            tile_shape: self.tile_shape,
+            memory,
+            threads: self.threads,
+            file_options: FileOptions {
+                as_stored: self.as_stored,
+                shape: self.shape,
+                threads: self.threads,
+                validation: read_options.validation,
+                ..FileOptions::default()
+            },
+            read_options,
+            column: self.column,
+        })
+    }
+}
 
 /// What `tile` is asked to do.
 pub struct TileJob {
@@ -42,7 +101,7 @@ pub struct TileJob {
 
 /// Parses a byte size: `123`, `64K`, `16M`, `2G` (powers of 1024; a trailing `B` or `iB`
 /// is allowed).
-pub fn parse_size(text: &str) -> Result<usize, String> {
+fn parse_size(text: &str) -> Result<usize, String> {
     let t = text.trim();
     let t = t
         .strip_suffix("iB")
@@ -64,7 +123,14 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
 }
 
 /// Runs `tile`.
-pub fn run(job: TileJob, out: &mut dyn Write) -> io::Result<Outcome> {
+pub fn run(args: TileArgs, out: &mut dyn Write) -> io::Result<Outcome> {
+    let job = match args.job() {
+        Ok(j) => j,
+        Err(e) => {
+            report(e);
+            return Ok(Outcome::Failed);
+        }
+    };
     let mut opened = match input::open(&job.input) {
         Ok(i) => i,
         Err(e) => {

@@ -1,5 +1,6 @@
 //! `validate`: read every tensor of every input, one summary line per input.
 
+use crate::args::ReadArgs;
 use crate::input::{self, Source};
 use crate::read::FileMessages;
 use crate::{report, Outcome};
@@ -16,8 +17,19 @@ fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
     }
 }
 
+/// The arguments of `validate`.
+#[derive(clap::Args, Debug)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Inputs (`-`: standard input).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
 /// Validates every input; `Failed` when any is unreadable or holds an invalid tensor.
-pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::Result<Outcome> {
+pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> io::Result<Outcome> {
+    let (files, options) = (&args.files, args.read.options());
     let mut outcome = Outcome::Ok;
     for path in files {
         let name = path.display();
@@ -34,8 +46,8 @@ pub fn run(files: &[PathBuf], options: ReadOptions, out: &mut dyn Write) -> io::
         let source = Source::open(
             &mut opened,
             options,
-            crate::default_message_options(options),
-            &crate::default_file_options(options),
+            args.read.message_options(),
+            &args.read.file_options(),
         );
         let ok = match source {
             Err(e) => {
