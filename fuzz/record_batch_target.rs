@@ -6,7 +6,9 @@
 //! batches into tensor messages and re-encoding those must never panic.
 
 use arrow_buffer::Buffer;
-use arrow_tensor_ipc::record_batch::{IpcReadOptions, batch_to_messages, IpcBatches, MessageOptions, Rows};
+use arrow_tensor_ipc::record_batch::{
+    batch_to_messages, IpcBatches, IpcReadOptions, MessageOptions, Rows,
+};
 use arrow_tensor_ipc::{encode, Message, WriteOptions};
 
 /// Largest dense expansion attempted.
@@ -14,7 +16,8 @@ const DENSE_CAP: usize = 1 << 16;
 
 /// Reads `data` as record batches and converts what it can.
 pub fn record_batches(data: &[u8]) {
-    let Ok(batches) = IpcBatches::new(Buffer::from(data.to_vec()), &IpcReadOptions::default()) else {
+    let Ok(batches) = IpcBatches::new(Buffer::from(data.to_vec()), &IpcReadOptions::default())
+    else {
         return;
     };
     for batch in batches.take(64) {

@@ -192,7 +192,7 @@ pub unsafe fn read_mmap(
     // SAFETY: the caller upholds map_file's contract.
     Ok(crate::MessageIter::new(
         unsafe { map_file(path.as_ref())? },
-        &options,
+        options,
     ))
 }
 

@@ -1453,8 +1453,13 @@ fn npz_bundles_convert_both_ways_and_inspect_lists_members() {
 
 /// Writes record batches as an Arrow IPC stream file.
 fn write_batches(tag: &str, batches: &[arrow_array::RecordBatch]) -> TempFile {
-    use arrow_tensor_ipc::record_batch::{IpcWriteOptions, IpcFormat, IpcWriter};
-    let mut w = IpcWriter::new(Vec::new(), batches[0].schema(), &IpcWriteOptions::default().with_format(IpcFormat::Stream)).unwrap();
+    use arrow_tensor_ipc::record_batch::{IpcFormat, IpcWriteOptions, IpcWriter};
+    let mut w = IpcWriter::new(
+        Vec::new(),
+        batches[0].schema(),
+        &IpcWriteOptions::default().with_format(IpcFormat::Stream),
+    )
+    .unwrap();
     for b in batches {
         w.write(b).unwrap();
     }

@@ -134,8 +134,8 @@ fn dense() -> Tensor {
 }
 
 fn read_parquet(path: &Path) -> (arrow_schema::SchemaRef, Vec<arrow_array::RecordBatch>) {
-    let r = ParquetBatches::new(std::fs::read(path).unwrap(), &ParquetReadOptions::default())
-        .unwrap();
+    let r =
+        ParquetBatches::new(std::fs::read(path).unwrap(), &ParquetReadOptions::default()).unwrap();
     let schema = r.schema().clone();
     (schema, r.map(|b| b.unwrap()).collect())
 }

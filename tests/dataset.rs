@@ -485,8 +485,7 @@ fn a_row_outside_its_tile_is_named_with_its_row() {
     // Rewrite the file with the same schema and one coordinate outside.
     let bytes = std::fs::read(dir.path().join(&f)).unwrap();
     let mut read =
-        arrow_tensor_ipc::record_batch::ParquetBatches::new(bytes, &Default::default())
-            .unwrap();
+        arrow_tensor_ipc::record_batch::ParquetBatches::new(bytes, &Default::default()).unwrap();
     let batch = read.next().unwrap().unwrap();
     let cols = batch.columns();
     let c1 = arrow_array::Int8Array::from(vec![0i8, 1, 3]);

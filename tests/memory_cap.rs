@@ -4,7 +4,7 @@
 
 use arrow_array::{ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch};
 use arrow_schema::{Field, Schema};
-use arrow_tensor_ipc::record_batch::{IpcWriteOptions, IpcFormat, IpcWriter, COO_TABLE_KEY};
+use arrow_tensor_ipc::record_batch::{IpcFormat, IpcWriteOptions, IpcWriter, COO_TABLE_KEY};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -71,7 +71,12 @@ fn coo_table(path: &Path, metadata: &str, wide: bool) {
     let values: ArrayRef = Arc::new(Float64Array::from(vec![2.5]));
     let batch = RecordBatch::try_new(schema.clone(), vec![dim0, dim1, values]).expect("batch");
     let file = std::fs::File::create(path).expect("create");
-    let mut w = IpcWriter::new(file, schema.clone(), &IpcWriteOptions::default().with_format(IpcFormat::Stream)).expect("writer");
+    let mut w = IpcWriter::new(
+        file,
+        schema.clone(),
+        &IpcWriteOptions::default().with_format(IpcFormat::Stream),
+    )
+    .expect("writer");
     w.write(&batch).expect("write");
     w.finish().expect("finish");
 }
@@ -269,8 +274,12 @@ fn streamed_ipc_stream_on_standard_input_stays_under_the_cap() {
         .into_record_batch("t")
         .expect("batch");
     let stream_of = |n: usize| {
-        let mut w =
-            IpcWriter::new(Vec::new(), batch.schema(), &IpcWriteOptions::default().with_format(IpcFormat::Stream)).expect("writer");
+        let mut w = IpcWriter::new(
+            Vec::new(),
+            batch.schema(),
+            &IpcWriteOptions::default().with_format(IpcFormat::Stream),
+        )
+        .expect("writer");
         for _ in 0..n {
             w.write(&batch).expect("write");
         }

@@ -7,11 +7,11 @@
 //! `ARROW_TENSOR_PYTHON`; a missing interpreter fails the suite, it never skips it.
 
 use arrow_array::{Array, RecordBatch};
-use arrow_tensor_ipc::record_batch::{IpcReadOptions, IpcWriteOptions, 
+use arrow_tensor_ipc::record_batch::{
     coo_table_to_sparse, fixed_shape_to_tensor, sparse_to_coo_table, tensor_to_fixed_shape,
     tensors_to_variable_shape, variable_shape_to_tensors, FixedShapeOptions, IpcBatches, IpcFormat,
-    IpcWriter, ParquetBatches, ParquetCompression, ParquetReadOptions, ParquetWriteOptions,
-    ParquetWriter, COO_TABLE_KEY,
+    IpcReadOptions, IpcWriteOptions, IpcWriter, ParquetBatches, ParquetCompression,
+    ParquetReadOptions, ParquetWriteOptions, ParquetWriter, COO_TABLE_KEY,
 };
 use arrow_tensor_ipc::{ConvertOptions, ErrorKind, Limits, SparseFormat, SparseTensor, Tensor};
 use bytes::Bytes;
@@ -526,10 +526,19 @@ fn lying_extension_metadata_fails_as_in_an_ipc_file() {
     let from_parquet =
         fixed_shape_to_tensor(read_schema.field(0), batches[0].column(0)).unwrap_err();
 
-    let mut w = IpcWriter::new(Vec::new(), schema.clone(), &IpcWriteOptions::default().with_format(IpcFormat::File)).unwrap();
+    let mut w = IpcWriter::new(
+        Vec::new(),
+        schema.clone(),
+        &IpcWriteOptions::default().with_format(IpcFormat::File),
+    )
+    .unwrap();
     w.write(&lying).unwrap();
     let ipc = w.finish().unwrap();
-    let mut r = IpcBatches::new(arrow_buffer::Buffer::from_vec(ipc), &IpcReadOptions::default()).unwrap();
+    let mut r = IpcBatches::new(
+        arrow_buffer::Buffer::from_vec(ipc),
+        &IpcReadOptions::default(),
+    )
+    .unwrap();
     let b = r.next().unwrap().unwrap();
     let from_ipc = fixed_shape_to_tensor(r.schema().field(0), b.column(0)).unwrap_err();
     assert!(

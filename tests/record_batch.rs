@@ -6,12 +6,12 @@ use arrow_array::{Array, ArrayRef, FixedSizeListArray, Float32Array, RecordBatch
 use arrow_buffer::{Buffer, NullBuffer};
 use arrow_schema::{DataType, Field, Schema};
 use arrow_tensor_ipc::formats::detect::{detect, FileKind};
-use arrow_tensor_ipc::record_batch::{IpcReadOptions, IpcWriteOptions, 
+use arrow_tensor_ipc::record_batch::{
     batch_to_messages, coo_table_to_sparse, fixed_shape_cells, fixed_shape_to_tensor,
     sparse_to_coo_table, tensor_to_fixed_shape, tensors_to_variable_shape,
-    variable_shape_to_tensors, BatchBuilder, FixedShapeOptions, FixedShapeTensorType,
-    IpcBatches, IpcFormat, IpcWriter, Layout, MessageOptions, Rows, TableFormat,
-    VariableShapeTensorType, COO_TABLE_KEY,
+    variable_shape_to_tensors, BatchBuilder, FixedShapeOptions, FixedShapeTensorType, IpcBatches,
+    IpcFormat, IpcReadOptions, IpcWriteOptions, IpcWriter, Layout, MessageOptions, Rows,
+    TableFormat, VariableShapeTensorType, COO_TABLE_KEY,
 };
 use arrow_tensor_ipc::{
     column_major_strides, encode, ErrorKind, Message, SparseFormat, SparseIndex, SparseTensor,
@@ -432,7 +432,12 @@ fn coo_tables_with_bad_contents_are_refused() {
 }
 
 fn ipc_bytes(batches: &[RecordBatch], format: IpcFormat) -> Vec<u8> {
-    let mut w = IpcWriter::new(Vec::new(), batches[0].schema(), &IpcWriteOptions::default().with_format(format)).unwrap();
+    let mut w = IpcWriter::new(
+        Vec::new(),
+        batches[0].schema(),
+        &IpcWriteOptions::default().with_format(format),
+    )
+    .unwrap();
     for b in batches {
         w.write(b).unwrap();
     }
@@ -461,10 +466,11 @@ fn streams_and_files_round_trip_and_are_detected() {
                 FileKind::IpcStream
             }
         );
-        let read: Vec<RecordBatch> = IpcBatches::new(Buffer::from_vec(bytes), &IpcReadOptions::default())
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let read: Vec<RecordBatch> =
+            IpcBatches::new(Buffer::from_vec(bytes), &IpcReadOptions::default())
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
         assert_eq!(read.len(), 2);
         for b in &read {
             let msgs = batch_to_messages(b, &MessageOptions::default()).unwrap();
@@ -494,7 +500,9 @@ fn hostile_streams_and_files_give_errors_not_panics() {
         for format in [IpcFormat::Stream, IpcFormat::File] {
             let good = ipc_bytes(std::slice::from_ref(&batch), format);
             let run = |bytes: Vec<u8>| {
-                if let Ok(read) = IpcBatches::new(Buffer::from_vec(bytes), &IpcReadOptions::default()) {
+                if let Ok(read) =
+                    IpcBatches::new(Buffer::from_vec(bytes), &IpcReadOptions::default())
+                {
                     for b in read.flatten() {
                         let _ = batch_to_messages(&b, &MessageOptions::default());
                     }

@@ -17,10 +17,10 @@ use arrow_ipc::reader::{FileReader, StreamReader};
 use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::extension::{ExtensionType, FixedShapeTensor, VariableShapeTensor};
 use arrow_schema::{DataType, Field, Schema};
-use arrow_tensor_ipc::record_batch::{IpcReadOptions, IpcWriteOptions, 
+use arrow_tensor_ipc::record_batch::{
     batch_to_messages, fixed_shape_to_tensor, tensor_to_fixed_shape, tensors_to_variable_shape,
-    variable_shape_to_tensors, FixedShapeOptions, IpcBatches, IpcFormat, IpcWriter, Layout,
-    MessageOptions, Rows,
+    variable_shape_to_tensors, FixedShapeOptions, IpcBatches, IpcFormat, IpcReadOptions,
+    IpcWriteOptions, IpcWriter, Layout, MessageOptions, Rows,
 };
 use arrow_tensor_ipc::{column_major_strides, row_major_strides, Tensor, ValueType};
 use std::io::Cursor;
@@ -81,7 +81,12 @@ fn inverse(order: &[usize]) -> Vec<usize> {
 }
 
 fn ipc_bytes(batches: &[RecordBatch], format: IpcFormat) -> Vec<u8> {
-    let mut w = IpcWriter::new(Vec::new(), batches[0].schema(), &IpcWriteOptions::default().with_format(format)).unwrap();
+    let mut w = IpcWriter::new(
+        Vec::new(),
+        batches[0].schema(),
+        &IpcWriteOptions::default().with_format(format),
+    )
+    .unwrap();
     for b in batches {
         w.write(b).unwrap();
     }
@@ -380,8 +385,9 @@ fn we_read_arrow_rs_fixed_shape_fields() {
                     w.write(&batch).unwrap();
                     w.finish().unwrap();
                 }
-                let mut read = IpcBatches::new(Buffer::from_vec(bytes), &IpcReadOptions::default()).unwrap();
-                let schema = read.schema();
+                let mut read =
+                    IpcBatches::new(Buffer::from_vec(bytes), &IpcReadOptions::default()).unwrap();
+                let schema = read.schema().clone();
                 let b = read.next().unwrap().unwrap();
                 let t = fixed_shape_to_tensor(schema.field(0), b.column(0))
                     .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -481,8 +487,9 @@ fn we_read_arrow_rs_variable_shape_fields() {
             wr.write(&batch).unwrap();
             wr.finish().unwrap();
             drop(wr);
-            let mut read = IpcBatches::new(Buffer::from_vec(bytes), &IpcReadOptions::default()).unwrap();
-            let schema = read.schema();
+            let mut read =
+                IpcBatches::new(Buffer::from_vec(bytes), &IpcReadOptions::default()).unwrap();
+            let schema = read.schema().clone();
             let b = read.next().unwrap().unwrap();
             let tensors = variable_shape_to_tensors(schema.field(0), b.column(0))
                 .unwrap_or_else(|e| panic!("{name}: {e}"));

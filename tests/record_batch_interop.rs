@@ -26,11 +26,11 @@
 use arrow_array::{Array, RecordBatch};
 use arrow_buffer::Buffer;
 use arrow_tensor_ipc::convert;
-use arrow_tensor_ipc::record_batch::{IpcReadOptions, IpcWriteOptions, 
+use arrow_tensor_ipc::record_batch::{
     batch_to_messages, coo_table_to_sparse, coordinate_type, fixed_shape_cells,
     fixed_shape_to_tensor, sparse_to_coo_table, tensor_to_fixed_shape, tensors_to_variable_shape,
-    variable_shape_to_tensors, FixedShapeOptions, IpcBatches, IpcFormat, IpcWriter, Layout,
-    MessageOptions, Rows,
+    variable_shape_to_tensors, FixedShapeOptions, IpcBatches, IpcFormat, IpcReadOptions,
+    IpcWriteOptions, IpcWriter, Layout, MessageOptions, Rows,
 };
 use arrow_tensor_ipc::{
     column_major_strides, row_major_strides, ConvertOptions, CsfAxisOrder, ErrorKind, IndexType,
@@ -61,7 +61,12 @@ fn helper(mode: &str, dir: &Path) -> Value {
 }
 
 fn write_ipc(path: &Path, batches: &[RecordBatch], format: IpcFormat) {
-    let mut w = IpcWriter::new(Vec::new(), batches[0].schema(), &IpcWriteOptions::default().with_format(format)).unwrap();
+    let mut w = IpcWriter::new(
+        Vec::new(),
+        batches[0].schema(),
+        &IpcWriteOptions::default().with_format(format),
+    )
+    .unwrap();
     for b in batches {
         w.write(b).unwrap();
     }
@@ -69,8 +74,11 @@ fn write_ipc(path: &Path, batches: &[RecordBatch], format: IpcFormat) {
 }
 
 fn read_ipc(path: &Path) -> IpcBatches {
-    IpcBatches::new(Buffer::from_vec(std::fs::read(path).unwrap()), &IpcReadOptions::default())
-        .unwrap_or_else(|e| panic!("opening {}: {e}", path.display()))
+    IpcBatches::new(
+        Buffer::from_vec(std::fs::read(path).unwrap()),
+        &IpcReadOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("opening {}: {e}", path.display()))
 }
 
 fn ipc_name(format: IpcFormat) -> &'static str {

@@ -372,7 +372,7 @@ fn for_all_types(mut f: impl FnMut(ValueType, IndexType)) {
 /// Reads a stream back with `MessageReader` and `MessageIter` and compares to what was
 /// written.
 fn check_stream(messages: &[Message], options: &WriteOptions) {
-    let mut w = MessageWriter::new(Vec::new(), &*options);
+    let mut w = MessageWriter::new(Vec::new(), options);
     let mut starts = Vec::new();
     for m in messages {
         starts.push(w.write(m).unwrap());

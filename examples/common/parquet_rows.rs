@@ -8,9 +8,10 @@
 use super::inputs::{self, Layout};
 use super::{emit, size_name, time, Cfg, Row};
 use arrow_array::RecordBatch;
-use arrow_tensor_ipc::record_batch::{IpcWriteOptions, 
-    sparse_to_coo_table, tensor_to_fixed_shape, FixedShapeOptions, IpcFormat, IpcWriter,
-    ParquetBatches, ParquetCompression, ParquetReadOptions, ParquetWriteOptions, ParquetWriter,
+use arrow_tensor_ipc::record_batch::{
+    sparse_to_coo_table, tensor_to_fixed_shape, FixedShapeOptions, IpcFormat, IpcWriteOptions,
+    IpcWriter, ParquetBatches, ParquetCompression, ParquetReadOptions, ParquetWriteOptions,
+    ParquetWriter,
 };
 use std::path::Path;
 use std::process::Command;
@@ -42,15 +43,14 @@ fn pyarrow_times(table_file: &Path, parquet_file: &Path, codec: &str, reps: usiz
 }
 
 fn write(batch: &RecordBatch, options: &ParquetWriteOptions, capacity: usize) -> Vec<u8> {
-    let mut w = ParquetWriter::new(Vec::with_capacity(capacity), batch.schema(), options)
-        .expect("writer");
+    let mut w =
+        ParquetWriter::new(Vec::with_capacity(capacity), batch.schema(), options).expect("writer");
     w.write(batch).expect("write");
     w.finish().expect("finish")
 }
 
 fn read(bytes: &bytes::Bytes) -> usize {
-    let batches =
-        ParquetBatches::new(bytes.clone(), &ParquetReadOptions::default()).expect("open");
+    let batches = ParquetBatches::new(bytes.clone(), &ParquetReadOptions::default()).expect("open");
     batches.map(|b| b.expect("batch").num_rows()).sum()
 }
 
@@ -109,7 +109,11 @@ pub fn rows(cfg: &Cfg) {
             let parquet_file = cfg.dir.join(format!("parquet_{name}.parquet"));
             {
                 let f = std::fs::File::create(&table_file).expect("create");
-                let mut w = IpcWriter::new(std::io::BufWriter::new(f), batch.schema(), &IpcWriteOptions::default().with_format(IpcFormat::File))
+                let mut w = IpcWriter::new(
+                    std::io::BufWriter::new(f),
+                    batch.schema(),
+                    &IpcWriteOptions::default().with_format(IpcFormat::File),
+                )
                 .expect("ipc writer");
                 w.write(&batch).expect("ipc write");
                 w.finish().expect("ipc finish");

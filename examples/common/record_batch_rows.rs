@@ -5,9 +5,9 @@
 use super::inputs::{self, Layout};
 use super::{emit, memcpy_s, size_name, time, Cfg, Row};
 use arrow_buffer::Buffer;
-use arrow_tensor_ipc::record_batch::{IpcReadOptions, IpcWriteOptions, 
+use arrow_tensor_ipc::record_batch::{
     coo_table_to_sparse, fixed_shape_to_tensor, sparse_to_coo_table, tensor_to_fixed_shape,
-    FixedShapeOptions, IpcBatches, IpcFormat, IpcWriter,
+    FixedShapeOptions, IpcBatches, IpcFormat, IpcReadOptions, IpcWriteOptions, IpcWriter,
 };
 use arrow_tensor_ipc::{decode_message, encode, Message, ReadOptions, WriteOptions};
 use std::path::Path;
@@ -80,7 +80,11 @@ pub fn dense_rows(cfg: &Cfg, body: usize) {
             .expect("column")
             .into_record_batch("tensor")
             .expect("batch");
-        let mut w = IpcWriter::new(Vec::with_capacity(len + 4096), batch.schema(), &IpcWriteOptions::default().with_format(IpcFormat::Stream))
+        let mut w = IpcWriter::new(
+            Vec::with_capacity(len + 4096),
+            batch.schema(),
+            &IpcWriteOptions::default().with_format(IpcFormat::Stream),
+        )
         .expect("writer");
         w.write(&batch).expect("write");
         w.finish().expect("finish")
@@ -89,8 +93,9 @@ pub fn dense_rows(cfg: &Cfg, body: usize) {
     let ours_to = time(reps, to_stream);
     let stream = Buffer::from_vec(stream);
     let from_stream = || {
-        let mut batches = IpcBatches::new(stream.clone(), &IpcReadOptions::default()).expect("open");
-        let schema = batches.schema();
+        let mut batches =
+            IpcBatches::new(stream.clone(), &IpcReadOptions::default()).expect("open");
+        let schema = batches.schema().clone();
         let batch = batches.next().expect("a batch").expect("batch");
         let t = fixed_shape_to_tensor(schema.field(0), batch.column(0)).expect("tensor");
         encode(&t.into(), &WriteOptions::default())

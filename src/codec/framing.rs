@@ -115,6 +115,7 @@ pub(crate) fn peek_head(bytes: &[u8]) -> Result<Option<Prefix>> {
 /// The metadata flatbuffer of the message at the start of `bytes` (either framing), when
 /// its prefix and metadata are there in full; `None` at an end-of-stream marker and for
 /// a negative length.
+#[cfg(feature = "parquet")]
 pub(crate) fn first_metadata(bytes: &[u8]) -> Option<&[u8]> {
     match peek_head(bytes) {
         Ok(Some(Prefix::Message(head))) => bytes.get(head.prefix_len..head.body_offset()),

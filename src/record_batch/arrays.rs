@@ -105,6 +105,7 @@ pub(crate) fn primitive_bytes(
 /// `data` with its type, and its children's, replaced by `to`, which differs from its own
 /// only in the nullability of nested fields. Fails (in the `build` checks of arrow-data)
 /// where the new type does not fit the data.
+#[cfg(feature = "parquet")]
 pub(crate) fn retype(data: arrow_data::ArrayData, to: &DataType) -> Result<arrow_data::ArrayData> {
     let children: Vec<&DataType> = match to {
         DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {

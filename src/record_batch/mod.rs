@@ -65,12 +65,10 @@ pub use fixed_shape::{
     fixed_shape_cells, fixed_shape_cells_with, fixed_shape_to_tensor, fixed_shape_to_tensor_with,
     tensor_to_fixed_shape, FixedShapeColumn, FixedShapeOptions, Layout, Rows, ROWS_DIM_NAME_KEY,
 };
-pub use ipc::{
-    IpcBatches, IpcFormat, IpcReadOptions, IpcStreamReader, IpcWriteOptions, IpcWriter,
-};
+pub use ipc::{IpcBatches, IpcFormat, IpcReadOptions, IpcStreamReader, IpcWriteOptions, IpcWriter};
 pub use messages::{batch_to_messages, BatchBuilder, MessageOptions, TableFormat, TENSOR_COLUMN};
-pub use writer::BatchWriter;
 pub use variable_shape::{
     tensors_to_variable_shape, variable_shape_to_tensors, variable_shape_to_tensors_with,
     VariableShapeColumn,
 };
+pub use writer::BatchWriter;

@@ -5,6 +5,7 @@
 use crate::error::Result;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
+use std::io::Write;
 
 /// A writer of record batches of one schema: every writer of this crate that takes
 /// record batches implements it, so that code which writes to "some output" holds a
@@ -41,12 +42,12 @@ pub trait BatchWriter {
     /// Writes one batch.
     fn write(&mut self, batch: &RecordBatch) -> Result<()>;
 
-    /// Ends the output (an end-of-stream marker, a footer, a manifest) and drops the
-    /// writer.
+    /// Ends the output (an end-of-stream marker, a footer, a manifest), flushes it and
+    /// drops the writer.
     fn close(self: Box<Self>) -> Result<()>;
 }
 
-impl<W: std::io::Write> BatchWriter for super::IpcWriter<W> {
+impl<W: Write> BatchWriter for super::IpcWriter<W> {
     fn schema(&self) -> &SchemaRef {
         super::IpcWriter::schema(self)
     }
@@ -56,12 +57,13 @@ impl<W: std::io::Write> BatchWriter for super::IpcWriter<W> {
     }
 
     fn close(self: Box<Self>) -> Result<()> {
-        self.finish().map(drop)
+        self.finish()?.flush()?;
+        Ok(())
     }
 }
 
 #[cfg(feature = "parquet")]
-impl<W: std::io::Write + Send> BatchWriter for super::ParquetWriter<W> {
+impl<W: Write + Send> BatchWriter for super::ParquetWriter<W> {
     fn schema(&self) -> &SchemaRef {
         super::ParquetWriter::schema(self)
     }
@@ -71,6 +73,7 @@ impl<W: std::io::Write + Send> BatchWriter for super::ParquetWriter<W> {
     }
 
     fn close(self: Box<Self>) -> Result<()> {
-        self.finish().map(drop)
+        self.finish()?.flush()?;
+        Ok(())
     }
 }

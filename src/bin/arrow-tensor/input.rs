@@ -10,13 +10,13 @@
 //! removed on exit.
 
 use crate::files::{self, FileOptions};
-use crate::ipc_stream::IpcStream;
 use crate::read::{self, FileMessages};
 use arrow_tensor_ipc::dataset::{Dataset, DatasetReadOptions, MANIFEST_FILE};
 use arrow_tensor_ipc::formats::detect::{self, detect, FileKind};
 use arrow_tensor_ipc::formats::FileFormat;
 use arrow_tensor_ipc::record_batch::{
-    batch_to_messages, IpcBatches, MessageOptions, ParquetBatches, ParquetReadOptions,
+    batch_to_messages, IpcBatches, IpcReadOptions, IpcStreamReader, MessageOptions, ParquetBatches,
+    ParquetReadOptions,
 };
 use arrow_tensor_ipc::{DecodedMessage, ErrorKind, Limits, Message, ReadOptions};
 use std::collections::VecDeque;
@@ -325,7 +325,7 @@ impl Source {
                 // SAFETY: the CLI's contract (stated in its help and the README): input
                 // files are not modified or truncated while a command reads them; a spooled
                 // standard input is a temporary file of the tool's own.
-                let batches = unsafe { IpcBatches::open(path) }
+                let batches = unsafe { IpcBatches::open_mmap(path, &ipc_options(&read_options)) }
                     .map_err(|e| format!("{}: {e}", input.name))?;
                 Ok(Source::Batches {
                     batches: Batches::Mapped(batches),
@@ -340,7 +340,7 @@ impl Source {
                     ParquetReadOptions::default().with_limits(read_options.limits);
                 #[allow(unsafe_code)]
                 // SAFETY: as for IPC files above.
-                let batches = unsafe { ParquetBatches::open(path, &parquet_options) }
+                let batches = unsafe { ParquetBatches::open_mmap(path, &parquet_options) }
                     .map_err(|e| format!("{}: {e}", input.name))?;
                 Ok(Source::Batches {
                     batches: Batches::Parquet {
@@ -356,7 +356,7 @@ impl Source {
             }
             (FileKind::IpcStream, None) => {
                 let reader = input.stream()?;
-                let batches = IpcStream::open(reader, read_options.limits)
+                let batches = IpcStreamReader::new(reader, &ipc_options(&read_options))
                     .map_err(|e| format!("{}: {e}", input.name))?;
                 Ok(Source::Batches {
                     batches: Batches::Stream(batches),
@@ -510,7 +510,7 @@ pub enum Batches {
     /// A file (or a spooled input), memory-mapped.
     Mapped(IpcBatches),
     /// A stream read as it comes.
-    Stream(IpcStream),
+    Stream(IpcStreamReader<Box<dyn Read>>),
     /// A Parquet file (or a spooled input), memory-mapped; the rows read so far and the
     /// file's size, for progress.
     Parquet {
@@ -524,7 +524,7 @@ impl Batches {
     fn next(&mut self) -> Option<Result<arrow_array::RecordBatch, String>> {
         match self {
             Batches::Mapped(b) => b.next().map(|r| r.map_err(|e| e.to_string())),
-            Batches::Stream(s) => s.next(),
+            Batches::Stream(s) => s.next().map(|r| r.map_err(|e| e.to_string())),
             Batches::Parquet { batches, rows, .. } => batches.next().map(|r| {
                 r.inspect(|b| *rows += b.num_rows() as u64)
                     // The caller names the record batch.
@@ -536,7 +536,7 @@ impl Batches {
     fn position(&self) -> u64 {
         match self {
             Batches::Mapped(b) => b.position(),
-            Batches::Stream(s) => s.consumed(),
+            Batches::Stream(s) => s.position(),
             // The share of the file's rows read.
             Batches::Parquet {
                 batches,
@@ -548,6 +548,11 @@ impl Batches {
             },
         }
     }
+}
+
+/// The options of the IPC readers: the limits of the read options.
+fn ipc_options(read_options: &ReadOptions) -> IpcReadOptions {
+    IpcReadOptions::default().with_limits(read_options.limits)
 }
 
 /// The limits of the read options, applied to a tensor built from a record batch or read

@@ -105,7 +105,6 @@ mod dump;
 mod files;
 mod input;
 mod inspect;
-mod ipc_stream;
 mod json;
 mod progress;
 mod read;

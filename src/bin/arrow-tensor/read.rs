@@ -30,7 +30,7 @@ pub struct FileMessages {
 /// The messages `reader` holds, from its start.
 pub fn messages(reader: Box<dyn Read>, options: ReadOptions) -> FileMessages {
     FileMessages {
-        reader: MessageReader::new(BufReader::with_capacity(1 << 16, reader), options),
+        reader: MessageReader::new(BufReader::with_capacity(1 << 16, reader), &options),
         done: false,
         count: 0,
         consumed: 0,

@@ -245,7 +245,7 @@ fn tile_text(
     let header = chunks.header().clone();
     let shape = chunks.extent();
     let info = TensorInfo::new(&shape, header.value_type);
-    let mut writer = DatasetWriter::create(&job.dir, &info, &job.tile_shape, options)
+    let mut writer = DatasetWriter::new(&job.dir, &info, &job.tile_shape, options)
         .map_err(|e| dataset_error(&job.dir, e))?;
     for batch in chunks {
         let batch = batch.map_err(|e| e.to_string())?;
@@ -302,7 +302,7 @@ fn tile_source(
                     Message::Tensor(t) => TensorInfo::of_dense(t).with_format(SparseFormat::Coo),
                 };
                 writer.insert(
-                    DatasetWriter::create(&job.dir, &info, &job.tile_shape, options)
+                    DatasetWriter::new(&job.dir, &info, &job.tile_shape, options)
                         .map_err(|e| dataset_error(&job.dir, e))?,
                 )
             }

@@ -248,7 +248,9 @@ impl IpcBatches {
                         .is_some_and(|end| end <= footer_at) =>
                 {
                     let block = data.get(o..o + m + n).unwrap_or_default();
-                    if check_message(block, o, &mut widths.clone(), limits)?.is_none_or(|len| len > m + n) {
+                    if check_message(block, o, &mut widths.clone(), limits)?
+                        .is_none_or(|len| len > m + n)
+                    {
                         return fail(ErrorKind::Truncated {
                             part: "Arrow IPC file block",
                             needed: (m + n) as u64 + 1,

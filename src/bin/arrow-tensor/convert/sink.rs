@@ -3,10 +3,11 @@
 
 use crate::files::{self, FileOptions};
 use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 use arrow_tensor_ipc::formats::FileFormat;
 use arrow_tensor_ipc::record_batch::{
-    BatchBuilder, FixedShapeOptions, IpcFormat, IpcWriter, ParquetWriteOptions, ParquetWriter,
-    TableFormat,
+    BatchBuilder, BatchWriter, FixedShapeOptions, IpcWriteOptions, IpcWriter, ParquetWriteOptions,
+    ParquetWriter, TableFormat,
 };
 use arrow_tensor_ipc::{Message, MessageWriter, WriteOptions};
 use std::fs::File;
@@ -31,26 +32,26 @@ pub enum Target {
 /// The writer under `convert`'s output: a file, or standard output.
 type Out<'a> = BufWriter<Box<dyn Write + 'a>>;
 
+/// Opens the record-batch writer of a table output once the first batch gives the schema.
+type OpenBatches<'a> =
+    Box<dyn FnOnce(SchemaRef) -> arrow_tensor_ipc::Result<Box<dyn BatchWriter + 'a>> + 'a>;
+
 /// Where `convert` writes to.
 pub enum Sink<'a> {
     Messages(MessageWriter<Out<'a>>),
-    Table {
-        builder: BatchBuilder,
-        out: Option<Out<'a>>,
-        writer: Option<Box<IpcWriter<Out<'a>>>>,
-        format: IpcFormat,
-        batches: u64,
-    },
     /// A file of one tensor, or an `.npz` bundle of dense tensors.
     File(files::FileWriter),
-    /// Record batches in a Parquet file.
-    Parquet {
+    /// Record batches of a table format in an Arrow IPC stream or file, or a Parquet file.
+    Batches {
         /// `None` until the first message chooses the table format (when not given).
         builder: Option<BatchBuilder>,
         format: Option<TableFormat>,
         fixed: FixedShapeOptions,
-        out: Option<BufWriter<File>>,
-        writer: Option<Box<ParquetWriter<BufWriter<File>>>>,
+        /// The writer, opened by `open` at the first batch.
+        open: Option<OpenBatches<'a>>,
+        writer: Option<Box<dyn BatchWriter + 'a>>,
+        /// A file to sync to disk once written.
+        sync: Option<File>,
         batches: u64,
     },
 }
@@ -63,52 +64,61 @@ pub enum Dest<'a> {
 
 impl<'a> Sink<'a> {
     pub fn new(dest: Dest<'a>, output: &Path, target: &Target, max_dense: usize) -> Sink<'a> {
-        let buffered = |dest| -> Out<'a> {
+        let buffered = |dest, capacity| -> Out<'a> {
             let inner: Box<dyn Write + 'a> = match dest {
                 Dest::File(f) => Box::new(f),
                 Dest::Stdout(w) => Box::new(w),
             };
-            BufWriter::with_capacity(1 << 16, inner)
+            BufWriter::with_capacity(capacity, inner)
         };
+        let batches =
+            |format: Option<TableFormat>, fixed: &FixedShapeOptions, sync, open| Sink::Batches {
+                builder: format.map(|f| BatchBuilder::new(f, fixed.clone())),
+                format,
+                fixed: fixed.clone(),
+                open: Some(open),
+                writer: None,
+                sync,
+                batches: 0,
+            };
         match (target, dest) {
             (Target::Messages(options), dest) => {
-                Sink::Messages(MessageWriter::new(buffered(dest), *options))
+                Sink::Messages(MessageWriter::new(buffered(dest, 1 << 16), options))
             }
-            (Target::Table(format, options), dest) => Sink::Table {
-                builder: BatchBuilder::new(*format, options.clone()),
-                out: Some(buffered(dest)),
-                writer: None,
-                format: IpcFormat::for_path(output),
-                batches: 0,
-            },
+            (Target::Table(format, options), dest) => {
+                let out = buffered(dest, 1 << 16);
+                let ipc = IpcWriteOptions::for_path(output);
+                let open: OpenBatches<'a> = Box::new(move |schema| {
+                    Ok(Box::new(IpcWriter::new(out, schema, &ipc)?) as Box<dyn BatchWriter>)
+                });
+                batches(Some(*format), options, None, open)
+            }
             (Target::File(format, options), Dest::File(file)) => {
                 Sink::File(files::FileWriter::new(*format, file, options, max_dense))
             }
-            (Target::Parquet(format, fixed), Dest::File(file)) => Sink::Parquet {
-                builder: format.map(|f| BatchBuilder::new(f, fixed.clone())),
-                format: *format,
-                fixed: fixed.clone(),
-                out: Some(BufWriter::with_capacity(1 << 20, file)),
-                writer: None,
-                batches: 0,
-            },
+            (Target::Parquet(format, fixed), Dest::File(file)) => {
+                let sync = file.try_clone().ok();
+                let out = BufWriter::with_capacity(1 << 20, file);
+                let open: OpenBatches<'a> = Box::new(move |schema| {
+                    let w = ParquetWriter::new(out, schema, &ParquetWriteOptions::default())?;
+                    Ok(Box::new(w) as Box<dyn BatchWriter>)
+                });
+                batches(*format, fixed, sync, open)
+            }
             // A file format is chosen by the output's extension, which `-` has not: standard
             // output gets messages.
-            (Target::File(..) | Target::Parquet(..), dest) => {
-                Sink::Messages(MessageWriter::new(buffered(dest), WriteOptions::default()))
-            }
+            (Target::File(..) | Target::Parquet(..), dest) => Sink::Messages(MessageWriter::new(
+                buffered(dest, 1 << 16),
+                &WriteOptions::default(),
+            )),
         }
     }
 
     pub fn write(&mut self, message: &Message) -> arrow_tensor_ipc::Result<()> {
         match self {
             Sink::Messages(w) => w.write(message).map(|_| ()),
-            Sink::Table { builder, .. } => {
-                let batch = builder.push(message)?;
-                self.write_batch(batch)
-            }
             Sink::File(w) => w.write(message),
-            Sink::Parquet {
+            Sink::Batches {
                 builder,
                 format,
                 fixed,
@@ -122,46 +132,17 @@ impl<'a> Sink<'a> {
                     BatchBuilder::new(f, fixed.clone())
                 });
                 let batch = builder.push(message)?;
-                self.write_parquet(batch)
+                self.write_batch(batch)
             }
         }
     }
 
-    fn write_parquet(&mut self, batch: Option<RecordBatch>) -> arrow_tensor_ipc::Result<()> {
-        let (
-            Sink::Parquet {
-                out,
-                writer,
-                batches,
-                ..
-            },
-            Some(batch),
-        ) = (self, batch)
-        else {
-            return Ok(());
-        };
-        if writer.is_none() {
-            if let Some(f) = out.take() {
-                *writer = Some(Box::new(ParquetWriter::try_new(
-                    f,
-                    batch.schema(),
-                    &ParquetWriteOptions::default(),
-                )?));
-            }
-        }
-        if let Some(w) = writer {
-            w.write(&batch)?;
-            *batches += 1;
-        }
-        Ok(())
-    }
-
+    /// Writes a batch to the table output, opening its writer at the first.
     fn write_batch(&mut self, batch: Option<RecordBatch>) -> arrow_tensor_ipc::Result<()> {
         let (
-            Sink::Table {
-                out,
+            Sink::Batches {
+                open,
                 writer,
-                format,
                 batches,
                 ..
             },
@@ -171,8 +152,8 @@ impl<'a> Sink<'a> {
             return Ok(());
         };
         if writer.is_none() {
-            if let Some(f) = out.take() {
-                *writer = Some(Box::new(IpcWriter::try_new(f, &batch.schema(), *format)?));
+            if let Some(open) = open.take() {
+                *writer = Some(open(batch.schema())?);
             }
         }
         if let Some(w) = writer {
@@ -184,17 +165,13 @@ impl<'a> Sink<'a> {
 
     /// Ends the output; returns the number of record batches written (tables).
     pub fn finish(mut self) -> Result<Option<u64>, String> {
-        if let Sink::Table { builder, .. } = &mut self {
-            let last = builder.finish().map_err(|e| e.to_string())?;
-            self.write_batch(last).map_err(|e| e.to_string())?;
-        }
-        if let Sink::Parquet {
+        if let Sink::Batches {
             builder: Some(builder),
             ..
         } = &mut self
         {
             let last = builder.finish().map_err(|e| e.to_string())?;
-            self.write_parquet(last).map_err(|e| e.to_string())?;
+            self.write_batch(last).map_err(|e| e.to_string())?;
         }
         match self {
             Sink::File(w) => w.finish().map(|()| None),
@@ -204,27 +181,20 @@ impl<'a> Sink<'a> {
                 .and_then(|w| w.into_inner().map_err(|e| e.into_error().to_string()))
                 .and_then(|mut w| w.flush().map_err(|e| e.to_string()))
                 .map(|()| None),
-            Sink::Parquet {
-                writer, batches, ..
+            Sink::Batches {
+                writer,
+                batches,
+                sync,
+                ..
             } => match writer {
                 None => Err("no messages to make a table of".to_string()),
-                Some(w) => w
-                    .finish()
-                    .map_err(|e| e.to_string())
-                    .and_then(|w| w.into_inner().map_err(|e| e.into_error().to_string()))
-                    .and_then(|f| f.sync_all().map_err(|e| e.to_string()))
-                    .map(|()| Some(batches)),
-            },
-            Sink::Table {
-                writer, batches, ..
-            } => match writer {
-                None => Err("no messages to make a table of".to_string()),
-                Some(w) => w
-                    .finish()
-                    .map_err(|e| e.to_string())
-                    .and_then(|w| w.into_inner().map_err(|e| e.into_error().to_string()))
-                    .and_then(|mut w| w.flush().map_err(|e| e.to_string()))
-                    .map(|()| Some(batches)),
+                Some(w) => {
+                    w.close().map_err(|e| e.to_string())?;
+                    if let Some(file) = sync {
+                        file.sync_all().map_err(|e| e.to_string())?;
+                    }
+                    Ok(Some(batches))
+                }
             },
         }
     }
