@@ -617,3 +617,76 @@ for r in rows:
         .collect();
     assert_eq!(got, want);
 }
+
+/// A dataset writer is a `BatchWriter`: COO-table batches of global coordinates (any
+/// integer width, any order) written through the trait make the dataset that
+/// `write_sparse` makes of the same tensor, and bad batches are refused by name.
+#[test]
+fn coo_table_batches_written_through_the_batch_writer_trait() {
+    use arrow_array::{ArrayRef, Float64Array, Int16Array, Int64Array, RecordBatch};
+    use arrow_tensor_ipc::record_batch::BatchWriter;
+    use std::sync::Arc;
+    let t = random_coo(&[40, 30], 300, 7);
+    let dir = TempDir::new("batch-writer");
+    let w = DatasetWriter::new(
+        dir.path(),
+        &TensorInfo::of_sparse(&t),
+        [16, 16],
+        &DatasetWriteOptions::default(),
+    )
+    .unwrap();
+    let schema = w.schema().clone();
+    let mut w: Box<dyn BatchWriter> = Box::new(w);
+    assert_eq!(w.schema(), &schema);
+    let arrow_tensor_ipc::SparseIndex::Coo(index) = t.index() else {
+        panic!("a COO tensor")
+    };
+    let coords: Vec<i64> = index.indices().values::<i64>().unwrap().to_vec();
+    let values = t.values::<f64>().unwrap();
+    // Two batches, the second first, rows reversed; coordinates as int16 and int64.
+    let half = values.len() / 2;
+    for range in [half..values.len(), 0..half] {
+        let rows: Vec<usize> = range.rev().collect();
+        let coords = &coords;
+        let row_col = |d: usize| rows.iter().map(move |&r| coords[r * 2 + d]);
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int16Array::from_iter_values(row_col(0).map(|x| x as i16))),
+            Arc::new(Int64Array::from_iter_values(row_col(1))),
+            Arc::new(Float64Array::from_iter_values(
+                rows.iter().map(|&r| values[r]),
+            )),
+        ];
+        let batch = RecordBatch::try_from_iter(
+            schema
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .zip(columns),
+        )
+        .unwrap();
+        w.write(&batch).unwrap();
+    }
+    // Two columns for a rank-2 tensor: refused, naming the count.
+    let short =
+        RecordBatch::try_from_iter([("x", Arc::new(Int64Array::from(vec![1i64])) as ArrayRef)])
+            .unwrap();
+    let e = w.write(&short).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::CountMismatch {
+                expected: 3,
+                found: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    w.close().unwrap();
+    let back = open(dir.path()).read_all().unwrap();
+    assert_eq!(back.nnz(), t.nnz());
+    assert!(back
+        .to_dense()
+        .unwrap()
+        .content_eq(&t.to_dense().unwrap()));
+}

@@ -9,9 +9,9 @@ use arrow_tensor_ipc::formats::detect::{detect, FileKind};
 use arrow_tensor_ipc::record_batch::{
     batch_to_messages, coo_table_to_sparse, fixed_shape_cells, fixed_shape_to_tensor,
     sparse_to_coo_table, tensor_to_fixed_shape, tensors_to_variable_shape,
-    variable_shape_to_tensors, BatchBuilder, FixedShapeOptions, FixedShapeTensorType, IpcBatches,
-    IpcFormat, IpcReadOptions, IpcWriteOptions, IpcWriter, Layout, MessageOptions, Rows,
-    TableFormat, VariableShapeTensorType, COO_TABLE_KEY,
+    variable_shape_to_tensors, BatchBuilder, BatchWriter, FixedShapeOptions, FixedShapeTensorType,
+    IpcBatches, IpcFormat, IpcReadOptions, IpcStreamReader, IpcWriteOptions, IpcWriter, Layout,
+    MessageOptions, Rows, TableFormat, VariableShapeTensorType, COO_TABLE_KEY,
 };
 use arrow_tensor_ipc::{
     column_major_strides, encode, ErrorKind, Message, SparseFormat, SparseIndex, SparseTensor,
@@ -1540,4 +1540,100 @@ fn csf_of(t: &SparseTensor) -> SparseTensor {
         &arrow_tensor_ipc::ConvertOptions::default(),
     )
     .unwrap()
+}
+
+/// A stream read as it comes gives the batches `IpcBatches` gives for the same bytes, and
+/// every cut or lying prefix is an error with the message's offset, never a panic.
+#[test]
+fn streams_read_as_they_come_match_streams_in_memory() {
+    let t = f32_tensor(&[6, 3, 2]);
+    let batch = tensor_to_fixed_shape(&t, &FixedShapeOptions::default())
+        .unwrap()
+        .into_record_batch("t")
+        .unwrap();
+    let bytes = ipc_bytes(
+        &[batch.clone(), batch.clone(), batch.clone()],
+        IpcFormat::Stream,
+    );
+    let options = IpcReadOptions::default();
+    let mut read = IpcStreamReader::new(bytes.as_slice(), &options).unwrap();
+    assert_eq!(read.schema(), &batch.schema());
+    let batches: Vec<RecordBatch> = read.by_ref().map(|b| b.unwrap()).collect();
+    assert_eq!(batches, vec![batch.clone(); 3]);
+    assert_eq!(read.position(), bytes.len() as u64);
+
+    // Cut anywhere after the schema: the batches before the cut, then one error (or the
+    // end, when the cut falls between messages).
+    for cut in (0..bytes.len()).step_by(7) {
+        let Ok(read) = IpcStreamReader::new(&bytes[..cut], &options) else {
+            continue;
+        };
+        let results: Vec<_> = read.collect();
+        let errors = results.iter().filter(|r| r.is_err()).count();
+        assert!(errors <= 1, "cut {cut}: {errors} errors");
+        if let Some(Err(e)) = results.last() {
+            assert!(e.message_offset().is_some(), "cut {cut}: {e} has no offset");
+        }
+    }
+    // A metadata length over the limit is refused before anything is read.
+    let tight = IpcReadOptions::default()
+        .with_limits(arrow_tensor_ipc::Limits::default().with_max_metadata_len(16));
+    let e = IpcStreamReader::new(bytes.as_slice(), &tight)
+        .err()
+        .unwrap();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::LimitExceeded {
+                what: "metadata length",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // Tensor messages are not a stream of record batches.
+    let msg = encode(&Message::from(t), &WriteOptions::default())
+        .unwrap()
+        .to_vec();
+    let e = IpcStreamReader::new(msg.as_slice(), &options)
+        .err()
+        .unwrap();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::UnsupportedLayout { .. } | ErrorKind::Arrow(_)
+        ),
+        "{e}"
+    );
+}
+
+/// The writers of record batches share one trait: the same batches written through a
+/// `Box<dyn BatchWriter>` of each kind read back equal.
+#[test]
+fn every_batch_writer_is_one_trait() {
+    let t = f32_tensor(&[5, 2, 2]);
+    let batch = tensor_to_fixed_shape(&t, &FixedShapeOptions::default())
+        .unwrap()
+        .into_record_batch("t")
+        .unwrap();
+    for format in [IpcFormat::Stream, IpcFormat::File] {
+        let mut out = Vec::new();
+        let mut w: Box<dyn BatchWriter + '_> = Box::new(
+            IpcWriter::new(
+                &mut out,
+                batch.schema(),
+                &IpcWriteOptions::default().with_format(format),
+            )
+            .unwrap(),
+        );
+        assert_eq!(w.schema(), &batch.schema());
+        w.write(&batch).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let read: Vec<RecordBatch> = IpcBatches::new(out, &IpcReadOptions::default())
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+        assert_eq!(read, vec![batch.clone(); 2]);
+    }
 }
