@@ -685,8 +685,5 @@ fn coo_table_batches_written_through_the_batch_writer_trait() {
     w.close().unwrap();
     let back = open(dir.path()).read_all().unwrap();
     assert_eq!(back.nnz(), t.nnz());
-    assert!(back
-        .to_dense()
-        .unwrap()
-        .content_eq(&t.to_dense().unwrap()));
+    assert!(back.to_dense().unwrap().content_eq(&t.to_dense().unwrap()));
 }

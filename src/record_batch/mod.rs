@@ -11,9 +11,21 @@
 //!   `value` column ([`sparse_to_coo_table`], [`coo_table_to_sparse`]);
 //! - whole streams of messages to batches of one schema ([`BatchBuilder`]) and batches to
 //!   messages ([`batch_to_messages`]);
-//! - Arrow IPC streams and files through arrow-ipc ([`IpcWriter`], [`IpcBatches`]);
-//! - Parquet files through arrow-rs's `parquet` crate (feature `parquet`, module
-//!   [`parquet`](mod@parquet): `ParquetWriter`, `ParquetBatches`).
+//! - Arrow IPC streams and files through arrow-ipc ([`IpcWriter`], [`IpcBatches`] over
+//!   bytes in memory, [`IpcStreamReader`] over a `std::io::Read`);
+//! - Parquet files through arrow-rs's `parquet` crate (feature `parquet`: `ParquetWriter`,
+//!   `ParquetBatches`);
+//! - [`BatchWriter`], the one trait of the record-batch writers (IPC, Parquet, datasets).
+//!
+//! # One shape for readers and writers
+//! Every reader is `Reader::new(source, &Options)`, with `open(path, &Options)` (read into
+//! memory) and `unsafe fn open_mmap(path, &Options)` (memory-mapped) where a file applies,
+//! and `schema() -> &SchemaRef`; each is an iterator of `Result<RecordBatch>`. Every writer
+//! is `Writer::new(sink, .., &Options)`, with `write(&batch)` and `finish()` (which returns
+//! the sink), and implements [`BatchWriter`]. The same shape holds for the tensor messages
+//! of the crate root (`MessageReader::new(read, &ReadOptions)`,
+//! `MessageWriter::new(write, &WriteOptions)`) and for datasets (`dataset::Dataset::open`
+//! / `open_mmap`, `dataset::DatasetWriter::new`).
 //!
 //! # Untrusted batches
 //! Every reader takes [`Limits`](crate::Limits): the plain functions
@@ -46,7 +58,7 @@ mod fixed_shape;
 pub(crate) mod ipc;
 mod messages;
 #[cfg(feature = "parquet")]
-pub mod parquet;
+mod parquet;
 mod variable_shape;
 mod writer;
 

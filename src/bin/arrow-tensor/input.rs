@@ -4,7 +4,7 @@
 //!
 //! Standard input (or a pipe named by a path) holding tensor messages or an Arrow IPC
 //! stream is read as it comes (memory bounded by one message): tensor messages through the
-//! crate's streaming decoder, IPC streams one message at a time ([`IpcStream`]); any other
+//! crate's streaming decoder, IPC streams one message at a time (the library's `IpcStreamReader`); any other
 //! kind the crate reads needs its whole content at hand (a zip directory, an IPC footer, a
 //! parser over the whole text), so such an input is first copied into a temporary file,
 //! removed on exit.

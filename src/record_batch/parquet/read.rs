@@ -17,8 +17,53 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// The record batches of one Parquet file held in memory (a buffer or a memory map),
-/// decoded batch by batch, with the Arrow schema the file stores (see the
-/// [module documentation](crate::record_batch::parquet) for the checks).
+/// decoded batch by batch, with the Arrow schema the file stores.
+///
+/// [`ParquetBatches`] reads a file held in memory (or memory-mapped) batch by batch. Before
+/// the `parquet` crate sees a byte, the reader checks the magic bytes at both ends, that the
+/// footer fits the file and [`Limits::max_metadata_len`](crate::Limits::max_metadata_len),
+/// and the nesting depth and size of the schema; from the decoded footer it checks the row
+/// group, column and row counts against [`ParquetReadOptions`] and that every column chunk
+/// lies inside the file. The `parquet` crate still panics on some corrupt files: every call
+/// into it runs under [`std::panic::catch_unwind`], a panic becomes
+/// [`ErrorKind::ParquetPanicked`](crate::ErrorKind::ParquetPanicked) and the reader stops
+/// (this needs the default `panic = "unwind"`; the panic is still reported by the panic
+/// hook, on standard error by default). Any other failure is an
+/// [`ErrorKind::InvalidParquet`](crate::ErrorKind::InvalidParquet) naming the part of the
+/// file, or a [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) /
+/// [`ErrorKind::LimitExceeded`](crate::ErrorKind::LimitExceeded).
+///
+/// The batches read are checked by the same functions as those of an IPC file when they
+/// are turned into tensors ([`coo_table_to_sparse`](crate::record_batch::coo_table_to_sparse),
+/// [`fixed_shape_to_tensor`](crate::record_batch::fixed_shape_to_tensor), ...), so metadata that lies
+/// fails alike.
+///
+/// ```
+/// use arrow_tensor_ipc::record_batch::{
+///     coo_table_to_sparse, sparse_to_coo_table, ParquetBatches, ParquetReadOptions,
+///     ParquetWriteOptions, ParquetWriter,
+/// };
+/// use arrow_tensor_ipc::SparseTensor;
+///
+/// // A 3 x 4 matrix with three stored values, as a COO table.
+/// let tensor = SparseTensor::coo([3, 4], vec![0i64, 1, 1, 3, 2, 0], vec![1.5f64, 2.5, 3.5])?;
+/// let table = sparse_to_coo_table(&tensor)?;
+///
+/// let mut writer = ParquetWriter::new(Vec::new(), table.schema(), &ParquetWriteOptions::default())?;
+/// writer.write(&table)?;
+/// let bytes = writer.finish()?;
+///
+/// let mut batches = ParquetBatches::new(bytes, &ParquetReadOptions::default())?;
+/// assert_eq!(batches.num_rows(), 3);
+/// assert_eq!(batches.schema(), &table.schema()); // with the COO-table metadata
+/// let read = batches.next().unwrap()?;
+/// assert!(batches.next().is_none());
+/// let back = coo_table_to_sparse(&read, None)?;
+/// assert_eq!(back.shape(), &[3, 4]);
+/// let dense = back.to_dense()?;
+/// assert_eq!(dense.as_slice::<f64>().unwrap()[7], 2.5); // row 1, column 3
+/// # Ok::<(), arrow_tensor_ipc::Error>(())
+/// ```
 pub struct ParquetBatches {
     schema: SchemaRef,
     num_rows: u64,

@@ -139,7 +139,16 @@ impl ParquetWriteOptions {
 }
 
 /// Writes record batches of one schema to a Parquet file, batch by batch, with the Arrow
-/// schema stored in the file (see the [module documentation](crate::record_batch::parquet)).
+/// schema stored in the file.
+///
+/// [`ParquetWriter`] writes batches of one schema (fixed-shape and variable-shape tensor
+/// columns, COO tables, any columns beside them) batch by batch: a row group is flushed as
+/// soon as it holds [`ParquetWriteOptions::row_group_rows`] rows or about
+/// [`ParquetWriteOptions::row_group_bytes`] bytes, so memory stays bounded by one row group
+/// whatever the number of batches. The Arrow schema is stored in the file (key
+/// `ARROW:schema`), so the extension types (field metadata `ARROW:extension:name` and
+/// `ARROW:extension:metadata`) and the COO-table schema metadata
+/// ([`COO_TABLE_KEY`](crate::record_batch::COO_TABLE_KEY)) come back in pyarrow and arrow-rs.
 ///
 /// ```
 /// use arrow_tensor_ipc::record_batch::{
