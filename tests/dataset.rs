@@ -257,25 +257,80 @@ fn a_tiny_budget_writes_many_parts_per_tile_and_empty_tiles_have_no_files() {
 #[test]
 fn the_writer_refuses_bad_setups_and_duplicates() {
     let dir = TempDir::new("refuse");
-    for names in [["tile_1", "x"], ["x", "tile_12"]] {
+    for (names, reserved) in [(["tile_1", "x"], "tile_1"), (["x", "tile_12"], "tile_12")] {
         let info = TensorInfo::new([4, 4], ValueType::Float64).with_dim_names(names);
         let e = DatasetWriter::new(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
             .err()
             .unwrap();
-        assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
+        assert!(
+            matches!(e.kind(), ErrorKind::ReservedName { what: "dimension name", name, .. }
+                if name == reserved),
+            "{e}"
+        );
     }
+    let info = TensorInfo::new([4, 4], ValueType::Float64).with_dim_names(["x"]);
+    let e = DatasetWriter::new(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
+        .err()
+        .unwrap();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::CountMismatch {
+                expected: 2,
+                found: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
     let info = TensorInfo::new([4, 4], ValueType::Float64).with_dim_names(["x", "x"]);
     let e = DatasetWriter::new(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
         .err()
         .unwrap();
     assert!(matches!(e.kind(), ErrorKind::DuplicateName { .. }), "{e}");
     let info = TensorInfo::new([4, 4], ValueType::Float64);
-    for tile in [&[0, 2][..], &[2][..]] {
-        let e = DatasetWriter::new(dir.path(), &info, tile, &DatasetWriteOptions::default())
-            .err()
-            .unwrap();
-        assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
-    }
+    let e = DatasetWriter::new(dir.path(), &info, [0, 2], &DatasetWriteOptions::default())
+        .err()
+        .unwrap();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::OutOfRange { what, value: 0, min: 1, max: i64::MAX }
+                if what == "the extent of dimension 0 of tile shape [0, 2]"
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "the extent of dimension 0 of tile shape [0, 2] is 0, below the minimum of 1"
+    );
+    let e = DatasetWriter::new(dir.path(), &info, [2], &DatasetWriteOptions::default())
+        .err()
+        .unwrap();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::CountMismatch {
+                expected: 2,
+                found: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let scalar = TensorInfo::new(Vec::<usize>::new(), ValueType::Float64);
+    let e = DatasetWriter::new(
+        dir.path(),
+        &scalar,
+        [0usize; 0],
+        &DatasetWriteOptions::default(),
+    )
+    .err()
+    .unwrap();
+    assert!(
+        matches!(e.kind(), ErrorKind::InvalidRank { rank: 0, .. }),
+        "{e}"
+    );
     let mut w =
         DatasetWriter::new(dir.path(), &info, [2, 2], &DatasetWriteOptions::default()).unwrap();
     let out = w.write_entries(&IndexArray::from_vec(vec![1i32, 4]), &1f64.to_le_bytes());
@@ -289,12 +344,22 @@ fn the_writer_refuses_bad_setups_and_duplicates() {
     )
     .unwrap();
     let e = w.finish().unwrap_err();
-    assert!(e.to_string().contains("written twice"), "{e}");
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::DuplicateCoordinate { first: 0, second: 1, coords } if coords == &[1, 1]
+        ),
+        "{e}"
+    );
     // A non-empty directory is refused.
     std::fs::write(dir.path().join("x"), b"x").unwrap();
     let e = DatasetWriter::new(dir.path(), &info, [2, 2], &DatasetWriteOptions::default())
         .err()
         .unwrap();
+    assert!(
+        matches!(e.kind(), ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::DirectoryNotEmpty),
+        "{e}"
+    );
     assert!(e.to_string().contains("not empty"), "{e}");
 }
 
@@ -468,6 +533,33 @@ fn files_that_disagree_with_the_manifest_are_named() {
     let e = read_error(dir.path(), &DatasetReadOptions::default());
     assert!(matches!(e.kind(), ErrorKind::Dataset { .. }), "{e}");
     assert!(e.to_string().contains("tile"), "{e}");
+}
+
+#[test]
+fn a_tile_outside_the_grid_is_a_coordinate_out_of_range() {
+    let dir = TempDir::new("grid");
+    let info = TensorInfo::new([4, 4], ValueType::Float64);
+    let t = SparseTensor::coo([2, 2], vec![0i64, 1], vec![1.0f64]).unwrap();
+    let mut w =
+        DatasetWriter::new(dir.path(), &info, [2, 2], &DatasetWriteOptions::default()).unwrap();
+    for tile in [&[2, 0][..], &[0][..]] {
+        let e = w.write_tile(tile, &t).unwrap_err();
+        assert!(
+            matches!(e.kind(), ErrorKind::CoordinateOutOfRange { coords, shape }
+                if coords == tile && shape == &[2, 2]),
+            "{e}"
+        );
+    }
+    w.write_tile(&[1, 1], &t).unwrap();
+    w.finish().unwrap();
+    let d = Dataset::open(dir.path(), &DatasetReadOptions::default()).unwrap();
+    assert_eq!(d.tile_shape_of(&[1, 1]).unwrap(), [2, 2]);
+    let e = d.tile_shape_of(&[0, 2]).unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::CoordinateOutOfRange { coords, shape }
+            if coords == &[0, 2] && shape == &[2, 2]),
+        "{e}"
+    );
 }
 
 #[test]

@@ -1254,7 +1254,7 @@ fn metadata_fails_flatbuffer_verification() {
     let expect = |meta: &[u8]| {
         // Unpadded: the metadata is exactly these bytes.
         let bytes = craft::frame(meta, &[0; 64], true, 1);
-        rejects_structure!(bytes, ErrorKind::InvalidFlatbuffer(_));
+        rejects_structure!(bytes, ErrorKind::InvalidFlatbuffer { .. });
     };
     // Random garbage, all zeros, all ones.
     for seed in 0..200u64 {
@@ -1740,7 +1740,7 @@ fn tensor_header_over_a_sparse_tensor_table() {
         assert!(
             matches!(
                 e,
-                ErrorKind::InvalidFlatbuffer(_)
+                ErrorKind::InvalidFlatbuffer { .. }
                     | ErrorKind::MissingField(_)
                     | ErrorKind::BufferOutOfBody { .. }
                     | ErrorKind::BufferTooShort { .. }

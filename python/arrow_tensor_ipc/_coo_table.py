@@ -181,7 +181,7 @@ def _parts(obj: Any, dim_names: Optional[Sequence[str]]) -> tuple:
             obj = obj.tocoo()
         if not obj.fill_value == 0:
             raise error(
-                "invalid_argument",
+                "unsupported_layout",
                 f"a sparse.COO with fill value {obj.fill_value!r} is not a tensor with "
                 "zeros where nothing is stored",
             )
@@ -244,7 +244,7 @@ def to_coo_table(obj: Any, *, dim_names: Optional[Sequence[str]] = None) -> Any:
     shape = [int(d) for d in shape]
     if names is not None and len(names) != len(shape):
         raise error(
-            "invalid_argument",
+            "count_mismatch",
             f"{len(names)} dimension names for a tensor of {len(shape)} dimensions",
         )
     names = None if names is None else ["" if n is None else str(n) for n in names]
@@ -523,9 +523,7 @@ def from_coo_table(
     target = format if format is not None else (meta["format"] if meta else "COO")
     target_l = str(target).lower()
     if target_l not in _FORMATS:
-        raise error(
-            "invalid_argument", f"format {target!r} is not one of coo, csr, csc, csf"
-        )
+        raise error("selection", f"format {target!r} is not one of coo, csr, csc, csf")
     result = wrap(native)
     if target_l != "coo":
         order = meta["axis_order"] if (meta and target_l == "csf" and format is None) else None

@@ -493,7 +493,7 @@ def block_coo(block: Any, origin: Sequence[int]) -> tuple[list[np.ndarray], np.n
     elif pydata is not None and isinstance(block, getattr(pydata, "SparseArray", ())):
         c = block.tocoo() if not isinstance(block, pydata.COO) else block
         if not c.fill_value == 0:
-            raise error("invalid_argument", f"a sparse block with fill value {c.fill_value!r}")
+            raise error("unsupported_layout", f"a sparse block with fill value {c.fill_value!r}")
         local = [np.asarray(x, dtype=np.int64) for x in c.coords]
         values = np.asarray(c.data)
         fmt = "COO"

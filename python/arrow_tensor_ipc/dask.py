@@ -159,17 +159,17 @@ def write_dataset(
         array = da.asarray(array)
     shape = tuple(int(s) for s in array.shape)
     if any(np.isnan(s) for s in array.shape):
-        raise error("invalid_argument", "the array has unknown chunk sizes; call compute_chunk_sizes()")
+        raise error("unsupported_layout", "the array has unknown chunk sizes; call compute_chunk_sizes()")
     rank = len(shape)
     if rank == 0:
         raise error("invalid_rank", "a dataset needs at least one dimension")
     vt = value_type_name(np.dtype(array.dtype), "the array")
     names = tuple("" if n is None else str(n) for n in (dim_names or [""] * rank))
     if len(names) != rank:
-        raise error("invalid_argument", f"{len(names)} dimension names for {rank} dimensions")
+        raise error("count_mismatch", f"{len(names)} dimension names for {rank} dimensions")
     for n in names:
         if n.startswith("tile_") and n[5:].isdigit():
-            raise error("refused", f"dimension name {n!r} is reserved for partition keys")
+            raise error("reserved_name", f"dimension name {n!r} is reserved for partition keys")
     if tile_shape is None:
         ts = _regular_tile_shape(array.chunks)
         if ts is None:
@@ -177,8 +177,10 @@ def write_dataset(
             array = array.rechunk(ts)
     else:
         ts = tuple(int(t) for t in tile_shape)
-        if len(ts) != rank or any(t < 1 for t in ts):
-            raise error("invalid_argument", f"tile_shape {list(ts)} for a {rank}-D array")
+        if len(ts) != rank:
+            raise error("count_mismatch", f"tile_shape {list(ts)} for a {rank}-D array")
+        if any(t < 1 for t in ts):
+            raise error("out_of_range", f"tile_shape {list(ts)}: every extent must be 1 or more")
         if _regular_tile_shape(array.chunks) != ts or any(
             len(c) != max(1, -(-s // t)) for c, s, t in zip(array.chunks, shape, ts)
         ):
@@ -187,7 +189,7 @@ def write_dataset(
     root = os.path.abspath(os.fspath(path))
     if os.path.exists(root):
         if not os.path.isdir(root) or os.listdir(root):
-            raise error("refused", f"{root}: exists and is not an empty directory")
+            raise error("io", f"{root}: exists and is not an empty directory")
     os.makedirs(root, exist_ok=True)
     fmt = _chunk_format(getattr(array, "_meta", None))
     coordinate_type(shape)

@@ -139,7 +139,7 @@ def test_refuses_a_non_empty_directory(tmp_path: Path) -> None:
     (tmp_path / "ds" / "x").write_text("")
     with pytest.raises(ati.ArrowTensorError) as e:
         atd.write_dataset(da.zeros((3, 3), chunks=2), tmp_path / "ds")
-    assert e.value.kind == "refused"
+    assert e.value.kind == "io"
 
 
 def test_empty_tiles_have_no_files(tmp_path: Path) -> None:

@@ -115,7 +115,7 @@ impl EncodedMessage {
     /// yet initialised (a buffer of another library, shared memory, a `bytes` object being
     /// built), as [`EncodedMessage::write_into`] copies, and returns them, now initialised.
     ///
-    /// Fails with [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument) when
+    /// Fails with [`ErrorKind::OutputTooSmall`](crate::ErrorKind::OutputTooSmall) when
     /// `out` is shorter than the message.
     ///
     /// ```
@@ -132,11 +132,11 @@ impl EncodedMessage {
     /// ```
     pub fn write_to_uninit<'a>(&self, out: &'a mut [MaybeUninit<u8>]) -> Result<&'a mut [u8]> {
         if out.len() < self.len() {
-            return fail(ErrorKind::InvalidArgument(format!(
-                "write_to_uninit: {} bytes of room for a message of {} bytes",
-                out.len(),
-                self.len()
-            )));
+            return fail(ErrorKind::OutputTooSmall {
+                operation: "EncodedMessage::write_to_uninit",
+                needed: self.len() as u64,
+                available: out.len() as u64,
+            });
         }
         Ok(copy::write_to_uninit(out, &self.slices()))
     }

@@ -272,7 +272,7 @@ pub(super) fn decode_metadata(metadata: &[u8], options: &ReadOptions) -> Result<
                 {
                     decode_legacy(m, limits)
                 }
-                _ => Err(modern_err.into()),
+                _ => Err(ErrorKind::flatbuffer(modern_err).into()),
             };
         }
     };

@@ -139,13 +139,16 @@ impl Dataset {
     }
 
     /// The shape of `tile` (its extent, smaller at the far edges of the grid).
+    ///
+    /// A `tile` outside the grid, or of another rank, is an
+    /// [`ErrorKind::CoordinateOutOfRange`] with the tile as `coords` and the grid as `shape`.
     pub fn tile_shape_of(&self, tile: &[usize]) -> Result<Vec<usize>> {
         let m = &self.manifest;
         if tile.len() != m.grid.len() || tile.iter().zip(&m.grid).any(|(i, g)| i >= g) {
-            return fail(ErrorKind::InvalidArgument(format!(
-                "tile {tile:?} is outside the grid {:?}",
-                m.grid
-            )));
+            return fail(ErrorKind::CoordinateOutOfRange {
+                coords: tile.to_vec(),
+                shape: m.grid.clone(),
+            });
         }
         Ok(tile_bounds(tile, &m.tile_shape, &m.info.shape)
             .iter()

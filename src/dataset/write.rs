@@ -62,9 +62,13 @@ impl DatasetWriter {
     /// Starts a dataset of the tensor `info` cut into tiles of `tile_shape` in `dir`
     /// (created if missing; it must be empty).
     ///
-    /// Refused: a tile extent of 0 or a rank that differs from the shape's; dimension names
-    /// that are not one per dimension, that repeat, or that are `tile_<d>` (for any `d`) or `value`; a
-    /// grid of more tiles than a `u64` counts.
+    /// Refused: a tensor of rank 0 ([`ErrorKind::InvalidRank`]); a tile shape of another
+    /// rank than the tensor's or dimension names that are not one per dimension
+    /// ([`ErrorKind::CountMismatch`]); a tile extent of 0 ([`ErrorKind::OutOfRange`]);
+    /// dimension names that repeat or are `value` ([`ErrorKind::DuplicateName`]) or are
+    /// `tile_<d>` for any `d` ([`ErrorKind::ReservedName`]); a grid of more tiles than a
+    /// `u64` counts ([`ErrorKind::Overflow`] of the grid's element count); a `dir` that is
+    /// not empty ([`ErrorKind::Io`] of kind [`std::io::ErrorKind::DirectoryNotEmpty`]).
     pub fn new(
         dir: impl AsRef<Path>,
         info: &TensorInfo,
@@ -74,19 +78,36 @@ impl DatasetWriter {
         let tile_shape = tile_shape.as_ref();
         let rank = info.ndim();
         if rank == 0 {
-            return invalid("a dataset needs a tensor of rank 1 or more".into());
+            return fail(ErrorKind::InvalidRank {
+                layout: "a dataset",
+                needed: "rank 1 or more",
+                rank,
+            });
         }
-        if tile_shape.len() != rank || tile_shape.contains(&0) {
-            return invalid(format!(
-                "tile shape {tile_shape:?} is not one positive extent per dimension of shape {:?}",
-                info.shape
-            ));
+        if tile_shape.len() != rank {
+            return fail(ErrorKind::CountMismatch {
+                what: format!(
+                    "extents of tile shape {tile_shape:?} for the dimensions of shape {:?}",
+                    info.shape
+                ),
+                expected: rank as u64,
+                found: tile_shape.len() as u64,
+            });
+        }
+        if let Some(d) = tile_shape.iter().position(|&t| t == 0) {
+            return fail(ErrorKind::OutOfRange {
+                what: format!("the extent of dimension {d} of tile shape {tile_shape:?}"),
+                value: 0,
+                min: 1,
+                max: i64::MAX,
+            });
         }
         if info.dim_names.len() != rank {
-            return invalid(format!(
-                "{} dimension names for rank {rank}",
-                info.dim_names.len()
-            ));
+            return fail(ErrorKind::CountMismatch {
+                what: "dimension names (one per dimension)".into(),
+                expected: rank as u64,
+                found: info.dim_names.len() as u64,
+            });
         }
         let table = info.coo_table_info();
         let names = table.column_names();
@@ -102,9 +123,11 @@ impl DatasetWriter {
                 .strip_prefix("tile_")
                 .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
             if partition {
-                return invalid(format!(
-                    "dimension name {name:?} is the name of a tile partition directory"
-                ));
+                return fail(ErrorKind::ReservedName {
+                    what: "dimension name",
+                    name: name.clone(),
+                    reserved_for: "the tile partition directories (tile_<d>=<index>)",
+                });
             }
         }
         let grid = grid_of(&info.shape, tile_shape);
@@ -117,19 +140,23 @@ impl DatasetWriter {
             acc = grid
                 .get(d)
                 .and_then(|&g| acc.checked_mul(g as u64))
-                .ok_or_else(|| {
-                    crate::Error::from(ErrorKind::InvalidArgument(format!(
-                        "the grid {grid:?} has more tiles than a u64 counts"
-                    )))
+                .ok_or_else(|| ErrorKind::Overflow {
+                    quantity: crate::Quantity::ElementCount {
+                        shape: grid.clone(),
+                    },
                 })?;
         }
         let dir = dir.as_ref().to_path_buf();
         std::fs::create_dir_all(&dir)?;
         if std::fs::read_dir(&dir)?.next().is_some() {
-            return invalid(format!(
-                "{} is not empty (a dataset is written into an empty directory)",
-                dir.display()
-            ));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::DirectoryNotEmpty,
+                format!(
+                    "{} is not empty (a dataset is written into an empty directory)",
+                    dir.display()
+                ),
+            )
+            .into());
         }
         let coordinate_type = table.index_type;
         let coord_dt = data_type(ValueType::from_index_type(coordinate_type));
@@ -207,7 +234,12 @@ impl DatasetWriter {
 
     fn write_typed<I: NativeIndex>(&mut self, coords: &IndexArray, values: &[u8]) -> Result<()> {
         let Some(cs) = coords.values::<I>() else {
-            return invalid("misaligned coordinates".into());
+            return fail(ErrorKind::Internal {
+                invariant: format!(
+                    "an IndexArray of {} does not give its values as a slice of that type",
+                    coords.index_type()
+                ),
+            });
         };
         let rank = self.info.ndim();
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -256,10 +288,16 @@ impl DatasetWriter {
 
     /// Writes the entries of one tile: `tensor` has the tile's extent as its shape (smaller
     /// at the far edges of the grid) and coordinates local to the tile.
+    ///
+    /// A `tile` outside the grid, or of another rank, is an
+    /// [`ErrorKind::CoordinateOutOfRange`] with the tile as `coords` and the grid as `shape`.
     pub fn write_tile(&mut self, tile: &[usize], tensor: &SparseTensor) -> Result<()> {
         self.check_type(tensor.value_type())?;
         if tile.len() != self.grid.len() || tile.iter().zip(&self.grid).any(|(i, g)| i >= g) {
-            return invalid(format!("tile {tile:?} is outside the grid {:?}", self.grid));
+            return fail(ErrorKind::CoordinateOutOfRange {
+                coords: tile.to_vec(),
+                shape: self.grid.clone(),
+            });
         }
         let bounds = tile_bounds(tile, &self.tile_shape, &self.info.shape);
         let extent: Vec<usize> = bounds.iter().map(|(lo, hi)| (hi - lo) as usize).collect();
@@ -376,7 +414,9 @@ impl DatasetWriter {
             _ => self.locate(c)?,
         };
         let Some(b) = self.buffers.get_mut(slot) else {
-            return invalid("a tile buffer is missing".into());
+            return fail(ErrorKind::Internal {
+                invariant: format!("the dataset writer has no tile buffer {slot}"),
+            });
         };
         let before = b.bytes();
         b.coords.extend_from_slice(c);
@@ -399,7 +439,10 @@ impl DatasetWriter {
                 self.tile_shape.get(d),
                 self.grid_strides.get(d),
             ) else {
-                return invalid("a coordinate of the wrong rank".into());
+                return fail(ErrorKind::CoordinateOutOfRange {
+                    coords: c.iter().map(|&x| x as usize).collect(),
+                    shape: self.info.shape.clone(),
+                });
             };
             if x >= n as u64 {
                 return fail(ErrorKind::CoordinateOutOfRange {
@@ -506,10 +549,11 @@ impl DatasetWriter {
             if let [a, b] = pair {
                 let ca = buf.coords.get(a * rank..(a + 1) * rank);
                 if ca == buf.coords.get(b * rank..(b + 1) * rank) {
-                    return invalid(format!(
-                        "the coordinate {:?} is written twice",
-                        ca.unwrap_or_default()
-                    ));
+                    return fail(ErrorKind::DuplicateCoordinate {
+                        first: (*a).min(*b) as u64,
+                        second: (*a).max(*b) as u64,
+                        coords: ca.unwrap_or_default().iter().map(|&x| x as usize).collect(),
+                    });
                 }
             }
         }
@@ -579,10 +623,6 @@ impl DatasetWriter {
         std::fs::rename(&tmp, self.dir.join(MANIFEST_FILE))?;
         Ok(manifest)
     }
-}
-
-fn invalid<T>(reason: String) -> Result<T> {
-    fail(ErrorKind::InvalidArgument(reason))
 }
 
 #[cfg(test)]

@@ -57,8 +57,12 @@ pub enum ErrorKind {
     },
 
     /// The metadata is not a valid `Message` flatbuffer.
-    #[error("metadata is not a valid Message flatbuffer: {0}")]
-    InvalidFlatbuffer(#[from] flatbuffers::InvalidFlatbuffer),
+    #[error("metadata is not a valid Message flatbuffer: {reason}")]
+    InvalidFlatbuffer {
+        /// What the flatbuffers verifier found: the rule broken and the path to the field
+        /// that breaks it.
+        reason: String,
+    },
 
     /// The metadata version is not V4 or V5.
     #[error("unsupported metadata version {0} (V4 = 3 and V5 = 4 are supported)")]
@@ -222,12 +226,15 @@ pub enum ErrorKind {
     },
 
     /// A duplicate coordinate where none is allowed.
-    #[error("COO entries {first} and {second} have the same coordinates")]
+    #[error("COO entries {first} and {second} have the same coordinates {coords:?}")]
     DuplicateCoordinate {
-        /// First entry.
+        /// First entry: its position in the COO index (for a dataset writer, among the
+        /// entries of one tile written since its last part file).
         first: u64,
-        /// Second entry.
+        /// Second entry, counted as `first`.
         second: u64,
+        /// The coordinates both entries have.
+        coords: Vec<usize>,
     },
 
     /// An indptr array breaks its structure rules.
@@ -356,9 +363,49 @@ pub enum ErrorKind {
         reason: String,
     },
 
-    /// An argument given to a function is invalid in a way no other variant describes.
-    #[error("invalid argument: {0}")]
-    InvalidArgument(String),
+    /// A number outside the range its parameter accepts (a codec level, a tile extent).
+    #[error("{what} is {value}, {}", range_text(*min, *max))]
+    OutOfRange {
+        /// The parameter: `"the zstd level"`, `"the extent of dimension 1 of tile shape
+        /// [2, 0]"`, ...
+        what: String,
+        /// The value given.
+        value: i64,
+        /// The smallest value accepted (`i64::MIN` when there is no lower bound).
+        min: i64,
+        /// The largest value accepted (`i64::MAX` when there is no upper bound).
+        max: i64,
+    },
+
+    /// An output given to be written into is smaller than what must be written.
+    #[error("{operation} needs {needed} bytes of output, has room for {available}")]
+    OutputTooSmall {
+        /// The operation (`"EncodedMessage::write_to_uninit"`).
+        operation: &'static str,
+        /// Bytes to be written.
+        needed: u64,
+        /// Bytes of room the output has.
+        available: u64,
+    },
+
+    /// A name that is reserved for something the output holds besides the given names.
+    #[error("{what} {name:?} is reserved for {reserved_for}")]
+    ReservedName {
+        /// What is named (`"dimension name"`).
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// What the name is reserved for.
+        reserved_for: &'static str,
+    },
+
+    /// A rule this crate keeps within its own code does not hold: a bug of
+    /// arrow-tensor-ipc, not of the input (please report it).
+    #[error("internal error (a bug of arrow-tensor-ipc): {invariant}")]
+    Internal {
+        /// The rule that does not hold, and the values that break it.
+        invariant: String,
+    },
 
     /// Memory for an output could not be allocated.
     #[error("cannot allocate {bytes} bytes for {what}")]
@@ -497,8 +544,13 @@ pub enum ErrorKind {
 }
 
 /// The error type: an [`ErrorKind`] plus, when known, where it happened ([`Error::position`]).
-#[derive(Debug)]
-pub struct Error {
+///
+/// One pointer wide (the kind and the place live in one heap allocation), so a
+/// [`Result<T>`] is as small as `T` allows: `Result<()>` is one word.
+pub struct Error(Box<Inner>);
+
+/// What an [`Error`] holds.
+struct Inner {
     kind: ErrorKind,
     offset: Option<u64>,
     batch: Option<u64>,
@@ -507,29 +559,29 @@ pub struct Error {
 impl Error {
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.0.kind
     }
 
     /// Consumes the error, returning its kind.
     pub fn into_kind(self) -> ErrorKind {
-        self.kind
+        self.0.kind
     }
 
     /// Byte offset of the message the error concerns, if known.
     pub fn message_offset(&self) -> Option<u64> {
-        self.offset
+        self.0.offset
     }
 
     /// Attaches the byte offset of the message (keeps an offset already set).
     pub fn at(mut self, offset: u64) -> Self {
-        self.offset.get_or_insert(offset);
+        self.0.offset.get_or_insert(offset);
         self
     }
 
     /// Attaches the number (0-based) of the record batch the error concerns (keeps one
     /// already set).
     pub fn at_batch(mut self, batch: u64) -> Self {
-        self.batch.get_or_insert(batch);
+        self.0.batch.get_or_insert(batch);
         self
     }
 
@@ -550,10 +602,10 @@ impl Error {
     /// # Ok::<(), arrow_tensor_ipc::Error>(())
     /// ```
     pub fn position(&self) -> Option<Position> {
-        if let Some(offset) = self.offset {
+        if let Some(offset) = self.0.offset {
             return Some(Position::Message { offset });
         }
-        let (column, row) = match &self.kind {
+        let (column, row) = match &self.0.kind {
             ErrorKind::Parse { location, .. } => return Some(Position::File(location.clone())),
             ErrorKind::Dataset { file, row, .. } => {
                 return Some(Position::DatasetFile {
@@ -572,40 +624,76 @@ impl Error {
             | ErrorKind::ColumnLimitExceeded { column, .. } => (Some(column.clone()), None),
             _ => (None, None),
         };
-        if self.batch.is_none() && column.is_none() {
+        if self.0.batch.is_none() && column.is_none() {
             return None;
         }
         Some(Position::Batch {
-            batch: self.batch,
+            batch: self.0.batch,
             column,
             row,
         })
     }
 }
 
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.0.kind)
+            .field("offset", &self.0.offset)
+            .field("batch", &self.0.batch)
+            .finish()
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.offset, self.batch) {
-            (Some(o), _) => write!(f, "message at byte {o}: {}", self.kind),
-            (None, Some(b)) => write!(f, "record batch {b}: {}", self.kind),
-            (None, None) => self.kind.fmt(f),
+        let Inner {
+            kind,
+            offset,
+            batch,
+        } = &*self.0;
+        match (offset, batch) {
+            (Some(o), _) => write!(f, "message at byte {o}: {kind}"),
+            (None, Some(b)) => write!(f, "record batch {b}: {kind}"),
+            (None, None) => kind.fmt(f),
         }
     }
 }
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(&self.kind)
+        std::error::Error::source(&self.0.kind)
     }
 }
 
 impl<E: Into<ErrorKind>> From<E> for Error {
     fn from(e: E) -> Self {
-        Error {
+        Error(Box::new(Inner {
             kind: e.into(),
             offset: None,
             batch: None,
+        }))
+    }
+}
+
+impl ErrorKind {
+    /// [`ErrorKind::InvalidFlatbuffer`] with the verifier's message (kept as text, so the
+    /// public type does not carry the `flatbuffers` crate's error type).
+    pub(crate) fn flatbuffer(e: flatbuffers::InvalidFlatbuffer) -> ErrorKind {
+        ErrorKind::InvalidFlatbuffer {
+            reason: e.to_string(),
         }
+    }
+}
+
+/// The accepted range of [`ErrorKind::OutOfRange`] in words: `outside 1..=22`, or the one
+/// bound there is.
+fn range_text(min: i64, max: i64) -> String {
+    match (min, max) {
+        (i64::MIN, i64::MAX) => "outside the range accepted".to_string(),
+        (min, i64::MAX) => format!("below the minimum of {min}"),
+        (i64::MIN, max) => format!("above the maximum of {max}"),
+        (min, max) => format!("outside {min}..={max}"),
     }
 }
 

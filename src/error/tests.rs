@@ -57,3 +57,97 @@ fn no_position_when_unknown() {
         "the stride of dimension 1 (int64) does not fit the integers that must hold it"
     );
 }
+
+#[test]
+fn error_is_one_pointer() {
+    use std::mem::size_of;
+    // The kind and the place sit behind one Box: an `Error` is a pointer, and a `Result`
+    // of a value no larger than a pointer takes two words (`Result<()>` one, through the
+    // Box's niche), whatever the size of the largest kind.
+    assert_eq!(size_of::<Error>(), size_of::<usize>());
+    assert_eq!(size_of::<Result<()>>(), size_of::<usize>());
+    assert_eq!(size_of::<Result<u64>>(), 2 * size_of::<usize>());
+    // The kinds themselves: a handful of words (three `String`s and two `u64`s at most).
+    assert!(size_of::<ErrorKind>() <= 12 * size_of::<usize>());
+}
+
+#[test]
+fn debug_shows_kind_and_place() {
+    let e = Error::from(ErrorKind::MissingField("shape")).at(64);
+    assert_eq!(
+        format!("{e:?}"),
+        "Error { kind: MissingField(\"shape\"), offset: Some(64), batch: None }"
+    );
+}
+
+#[test]
+fn typed_kinds_name_their_quantities() {
+    let e = Error::from(ErrorKind::OutOfRange {
+        what: "the zstd level".into(),
+        value: 23,
+        min: -131072,
+        max: 22,
+    });
+    assert_eq!(e.kind().name(), "out_of_range");
+    assert_eq!(e.to_string(), "the zstd level is 23, outside -131072..=22");
+    let e = ErrorKind::OutOfRange {
+        what: "the extent of dimension 1 of tile shape [2, 0]".into(),
+        value: 0,
+        min: 1,
+        max: i64::MAX,
+    };
+    assert_eq!(
+        e.to_string(),
+        "the extent of dimension 1 of tile shape [2, 0] is 0, below the minimum of 1"
+    );
+    let e = ErrorKind::OutputTooSmall {
+        operation: "EncodedMessage::write_to_uninit",
+        needed: 200,
+        available: 100,
+    };
+    assert_eq!(e.name(), "output_too_small");
+    assert_eq!(
+        e.to_string(),
+        "EncodedMessage::write_to_uninit needs 200 bytes of output, has room for 100"
+    );
+    let e = ErrorKind::ReservedName {
+        what: "dimension name",
+        name: "tile_0".into(),
+        reserved_for: "the tile partition directories (tile_<d>=<index>)",
+    };
+    assert_eq!(e.name(), "reserved_name");
+    assert_eq!(
+        e.to_string(),
+        "dimension name \"tile_0\" is reserved for the tile partition directories (tile_<d>=<index>)"
+    );
+    let e = ErrorKind::Internal {
+        invariant: "x".into(),
+    };
+    assert_eq!(e.name(), "internal");
+    assert_eq!(
+        e.to_string(),
+        "internal error (a bug of arrow-tensor-ipc): x"
+    );
+    let e = ErrorKind::DuplicateCoordinate {
+        first: 0,
+        second: 2,
+        coords: vec![1, 2],
+    };
+    assert_eq!(
+        e.to_string(),
+        "COO entries 0 and 2 have the same coordinates [1, 2]"
+    );
+}
+
+#[test]
+fn an_invalid_flatbuffer_keeps_the_verifiers_text() {
+    let verifier = flatbuffers::InvalidFlatbuffer::DepthLimitReached;
+    let text = verifier.to_string();
+    let e = Error::from(ErrorKind::flatbuffer(verifier));
+    assert_eq!(e.kind().name(), "invalid_flatbuffer");
+    assert!(matches!(e.kind(), ErrorKind::InvalidFlatbuffer { reason } if *reason == text));
+    assert_eq!(
+        e.to_string(),
+        format!("metadata is not a valid Message flatbuffer: {text}")
+    );
+}

@@ -18,7 +18,7 @@
 //! ones with sprs's `to_other_types`). The index types asked for must be the tensor's
 //! (indptr and indices may differ, as sprs's `Iptr` and `I`) and `N` must be its value
 //! type, else [`ErrorKind::TypeMismatch`]. A layout other than the one asked for is an
-//! [`ErrorKind::InvalidArgument`], a rank other than 2 an [`ErrorKind::InvalidRank`].
+//! [`ErrorKind::UnsupportedLayout`], a rank other than 2 an [`ErrorKind::InvalidRank`].
 //! Dimension names are not carried over (sprs has none).
 //!
 //! ```

@@ -247,10 +247,10 @@ pub(crate) struct Filled<'a> {
 /// own ranges, when it fills them (while the memory is in its cache); no thread zeroes the
 /// whole output first.
 ///
-/// Errors: [`ErrorKind::InvalidArgument`] for `bounds` that do not increase from 0 to
-/// `total`, [`ErrorKind::AllocationFailed`], the first error a job returns (in part
-/// order), and [`ErrorKind::WorkerFailed`] when a range was not filled, a proof does not
-/// name its range or a job panicked.
+/// Errors: [`ErrorKind::Internal`] for `bounds` that do not increase from 0 to `total`
+/// (the crate computes them), [`ErrorKind::AllocationFailed`], the first error a job
+/// returns (in part order), and [`ErrorKind::WorkerFailed`] when a range was not filled,
+/// a proof does not name its range or a job panicked.
 pub(crate) fn fill_parallel<T, F>(total: usize, bounds: &[usize], job: F) -> Result<Vec<T>>
 where
     T: Copy + Send,
@@ -335,9 +335,9 @@ fn check_bounds(total: usize, bounds: &[usize]) -> Result<()> {
         || bounds.last() != Some(&total)
         || bounds.windows(2).any(|w| w[0] > w[1])
     {
-        return fail(ErrorKind::InvalidArgument(format!(
-            "output ranges {bounds:?} do not split 0..{total}"
-        )));
+        return fail(ErrorKind::Internal {
+            invariant: format!("output ranges {bounds:?} do not split 0..{total}"),
+        });
     }
     Ok(())
 }
@@ -418,9 +418,11 @@ fn fill_pair_typed<A: Copy + Send, B: Copy + Send, R: Send>(
     check_bounds(total_a, bounds_a)?;
     check_bounds(total_b, bounds_b)?;
     if bounds_a.len() != bounds_b.len() {
-        return fail(ErrorKind::InvalidArgument(format!(
-            "output ranges {bounds_a:?} and {bounds_b:?} name different numbers of parts"
-        )));
+        return fail(ErrorKind::Internal {
+            invariant: format!(
+                "output ranges {bounds_a:?} and {bounds_b:?} name different numbers of parts"
+            ),
+        });
     }
     let mut out_a = try_with_capacity::<A>(total_a, "the first output")?;
     let mut out_b = try_with_capacity::<B>(total_b, "the second output")?;
@@ -630,7 +632,8 @@ mod tests {
                 w.finish()
             });
             assert!(
-                matches!(r.unwrap_err().kind(), ErrorKind::InvalidArgument(_)),
+                matches!(r.unwrap_err().kind(), ErrorKind::Internal { invariant }
+                    if invariant == &format!("output ranges {bounds:?} do not split 0..4")),
                 "{bounds:?}"
             );
         }
@@ -726,7 +729,7 @@ mod tests {
         );
         assert!(matches!(
             r.unwrap_err().kind(),
-            ErrorKind::InvalidArgument(_)
+            ErrorKind::Internal { invariant } if invariant.contains("different numbers of parts")
         ));
     }
 }

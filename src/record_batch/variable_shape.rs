@@ -102,7 +102,9 @@ pub fn tensors_to_variable_shape(tensors: &[Tensor]) -> Result<VariableShapeColu
         ty = ty.with_dim_names(first.dim_names().iter().cloned())?;
     }
     let DataType::Struct(fields) = ty.storage_type()? else {
-        return fail(ErrorKind::InvalidArgument("storage type".into()));
+        return fail(ErrorKind::Internal {
+            invariant: "the storage type of a variable-shape tensor column is a struct".into(),
+        });
     };
     let values = primitive_array(data_type(vt), data, total)?;
     let item = Arc::new(Field::new("item", data_type(vt), false));

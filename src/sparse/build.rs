@@ -24,6 +24,9 @@ impl SparseTensor {
                 return fail(ErrorKind::DuplicateCoordinate {
                     first: first as u64,
                     second: second as u64,
+                    coords: (0..coo.ndim())
+                        .map(|d| coo.coordinate(first, d).unwrap_or(0) as usize)
+                        .collect(),
                 });
             }
         }

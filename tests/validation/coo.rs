@@ -192,8 +192,9 @@ fn coo_duplicates_refused_by_constructors_accepted_with_duplicates() {
             e.kind(),
             ErrorKind::DuplicateCoordinate {
                 first: 0,
-                second: 2
-            }
+                second: 2,
+                coords,
+            } if coords == &[1, 2]
         ),
         "{e}"
     );

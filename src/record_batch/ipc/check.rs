@@ -38,7 +38,7 @@ pub(super) fn check_message(
             available: bytes.len() as u64,
         });
     };
-    let message = arrow_ipc::root_as_message(meta).map_err(ErrorKind::InvalidFlatbuffer)?;
+    let message = arrow_ipc::root_as_message(meta).map_err(ErrorKind::flatbuffer)?;
     let body_len = message.bodyLength();
     let body = u64::try_from(body_len).map_err(|_| ErrorKind::NegativeBodyLength(body_len))?;
     if body > limits.max_body_len {

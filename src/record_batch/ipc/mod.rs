@@ -228,7 +228,7 @@ impl IpcBatches {
             });
         };
         let footer = arrow_ipc::root_as_footer(data.get(footer_at..trailer_at).unwrap_or_default())
-            .map_err(ErrorKind::InvalidFlatbuffer)?;
+            .map_err(ErrorKind::flatbuffer)?;
         let Some(fb_schema) = footer.schema() else {
             return fail(ErrorKind::MissingField("Footer.schema"));
         };

@@ -151,7 +151,7 @@ impl<R: Read> IpcStreamReader<R> {
         let metadata_at = bytes.len();
         self.read_into(&mut bytes, head.metadata_len as u64, "metadata")?;
         let message = arrow_ipc::root_as_message(bytes.get(metadata_at..).unwrap_or_default())
-            .map_err(ErrorKind::InvalidFlatbuffer)?;
+            .map_err(ErrorKind::flatbuffer)?;
         let header = message.header_type();
         let body_len = message.bodyLength();
         let body = u64::try_from(body_len).map_err(|_| ErrorKind::NegativeBodyLength(body_len))?;

@@ -51,6 +51,10 @@ pub enum ParquetCompression {
     Zstd(i32),
 }
 
+/// The zstd levels the `parquet` crate's `ZstdLevel::try_new` accepts (its bounds are not
+/// public; a unit test pins them).
+const ZSTD_LEVELS: std::ops::RangeInclusive<i32> = -131072..=22;
+
 impl ParquetCompression {
     fn codec(self) -> Result<Compression> {
         Ok(match self {
@@ -58,8 +62,12 @@ impl ParquetCompression {
             ParquetCompression::Snappy => Compression::SNAPPY,
             ParquetCompression::Lz4 => Compression::LZ4_RAW,
             ParquetCompression::Zstd(level) => Compression::ZSTD(
-                ZstdLevel::try_new(level)
-                    .map_err(|e| ErrorKind::InvalidArgument(format!("zstd level {level}: {e}")))?,
+                ZstdLevel::try_new(level).map_err(|_| ErrorKind::OutOfRange {
+                    what: "the zstd level".into(),
+                    value: level.into(),
+                    min: i64::from(*ZSTD_LEVELS.start()),
+                    max: i64::from(*ZSTD_LEVELS.end()),
+                })?,
             ),
         })
     }
@@ -293,5 +301,32 @@ fn nullable_children(t: &DataType) -> DataType {
         DataType::FixedSizeList(f, n) => DataType::FixedSizeList(child(f), *n),
         DataType::Struct(fields) => DataType::Struct(fields.iter().map(child).collect()),
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zstd_levels_are_the_parquet_crates() {
+        let (min, max) = (*ZSTD_LEVELS.start(), *ZSTD_LEVELS.end());
+        for level in [min, -1, 1, max] {
+            assert!(ParquetCompression::Zstd(level).codec().is_ok(), "{level}");
+        }
+        for level in [min - 1, max + 1] {
+            assert!(ParquetCompression::Zstd(level).codec().is_err(), "{level}");
+        }
+        let e = ParquetCompression::Zstd(max + 1).codec().unwrap_err();
+        assert!(
+            matches!(
+                e.kind(),
+                ErrorKind::OutOfRange { what, value: 23, min: -131072, max: 22 }
+                    if what == "the zstd level"
+            ),
+            "{e}"
+        );
+        assert_eq!(e.to_string(), "the zstd level is 23, outside -131072..=22");
     }
 }
