@@ -168,7 +168,10 @@ impl MessageStream {
     #[pyo3(signature = (data, strict = true))]
     fn from_buffer(data: &Bound<'_, PyAny>, strict: bool) -> PyResult<Self> {
         Ok(MessageStream {
-            source: Source::Memory(MessageIter::new(source_buffer(data)?, &read_options(strict))),
+            source: Source::Memory(MessageIter::new(
+                source_buffer(data)?,
+                &read_options(strict),
+            )),
             done: false,
         })
     }
