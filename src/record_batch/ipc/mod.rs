@@ -85,7 +85,8 @@ impl<W: Write> IpcWriter<W> {
 ///
 /// ```
 /// use arrow_tensor_ipc::record_batch::{
-///     tensor_to_fixed_shape, FixedShapeOptions, IpcBatches, IpcFormat, IpcWriter,
+///     tensor_to_fixed_shape, FixedShapeOptions, IpcBatches, IpcFormat, IpcReadOptions,
+///     IpcWriteOptions, IpcWriter,
 /// };
 /// use arrow_tensor_ipc::Tensor;
 ///
@@ -96,7 +97,7 @@ impl<W: Write> IpcWriter<W> {
 /// let bytes = w.finish()?;
 ///
 /// let mut read = IpcBatches::new(arrow_buffer::Buffer::from_vec(bytes), &IpcReadOptions::default())?;
-/// assert_eq!(read.schema(), batch.schema());
+/// assert_eq!(read.schema(), &batch.schema());
 /// assert_eq!(read.next().unwrap()?, batch);
 /// assert!(read.next().is_none());
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
