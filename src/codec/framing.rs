@@ -102,6 +102,22 @@ pub fn parse_head(bytes: &[u8], limits: &Limits) -> Result<Option<Prefix>> {
     })))
 }
 
+/// The body length a message's metadata claims, refused when negative or over
+/// [`Limits::max_body_len`] (before anything is read or allocated for it).
+pub(crate) fn body_length(len: i64, limits: &Limits) -> Result<u64> {
+    if len < 0 {
+        return fail(ErrorKind::NegativeBodyLength(len));
+    }
+    if len as u64 > limits.max_body_len {
+        return fail(ErrorKind::LimitExceeded {
+            what: "bodyLength",
+            value: len as u64,
+            limit: limits.max_body_len,
+        });
+    }
+    Ok(len as u64)
+}
+
 /// Parses the prefix at the start of `bytes` as [`parse_head`] does, with no bound on the
 /// metadata length: for looking at a message, not reading it.
 pub(crate) fn peek_head(bytes: &[u8]) -> Result<Option<Prefix>> {
@@ -115,7 +131,7 @@ pub(crate) fn peek_head(bytes: &[u8]) -> Result<Option<Prefix>> {
 /// The metadata flatbuffer of the message at the start of `bytes` (either framing), when
 /// its prefix and metadata are there in full; `None` at an end-of-stream marker and for
 /// a negative length.
-#[cfg(feature = "parquet")]
+#[cfg(feature = "record-batch")]
 pub(crate) fn first_metadata(bytes: &[u8]) -> Option<&[u8]> {
     match peek_head(bytes) {
         Ok(Some(Prefix::Message(head))) => bytes.get(head.prefix_len..head.body_offset()),

@@ -219,20 +219,6 @@ fn check_version(v: i16) -> Result<MetadataVersion> {
     }
 }
 
-fn body_length_of(len: i64, limits: &Limits) -> Result<u64> {
-    if len < 0 {
-        return fail(ErrorKind::NegativeBodyLength(len));
-    }
-    if len as u64 > limits.max_body_len {
-        return fail(ErrorKind::LimitExceeded {
-            what: "bodyLength",
-            value: len as u64,
-            limit: limits.max_body_len,
-        });
-    }
-    Ok(len as u64)
-}
-
 fn header_name(h: fb::MessageHeader) -> Result<&'static str> {
     match h {
         fb::MessageHeader::NONE => Ok("a message without header"),
@@ -277,7 +263,7 @@ pub(super) fn decode_metadata(metadata: &[u8], options: &ReadOptions) -> Result<
         }
     };
     let version = check_version(msg.version().0)?;
-    let body_length = body_length_of(msg.bodyLength(), limits)?;
+    let body_length = super::framing::body_length(msg.bodyLength(), limits)?;
     let custom_metadata = custom_metadata_of(msg.custom_metadata())?;
     if let Some(t) = msg.header_as_tensor() {
         let value_type =
@@ -399,7 +385,7 @@ fn coo_plan(c: fb::SparseTensorIndexCOO) -> Result<IndexPlan> {
 /// The Arrow 0.15 schema: COO as today (without isCanonical), CSR without compressedAxis.
 fn decode_legacy(msg: legacy::Message, limits: &Limits) -> Result<MessageMeta> {
     let version = check_version(msg.version().0)?;
-    let body_length = body_length_of(msg.bodyLength(), limits)?;
+    let body_length = super::framing::body_length(msg.bodyLength(), limits)?;
     let Some(t) = msg.header_as_sparse_tensor() else {
         return fail(ErrorKind::NotATensor(header_name(fb::MessageHeader(
             msg.header_type().0,

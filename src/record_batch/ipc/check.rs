@@ -3,7 +3,7 @@
 //! slices buffers by the lengths a message claims and panics when they exceed the body).
 
 use super::*;
-use crate::codec::framing::{parse_head, Prefix};
+use crate::codec::framing::{body_length, parse_head, Prefix};
 use crate::Limits;
 
 /// Checks one encapsulated message at the start of `bytes` (prefix, metadata, and the
@@ -39,15 +39,7 @@ pub(super) fn check_message(
         });
     };
     let message = arrow_ipc::root_as_message(meta).map_err(ErrorKind::flatbuffer)?;
-    let body_len = message.bodyLength();
-    let body = u64::try_from(body_len).map_err(|_| ErrorKind::NegativeBodyLength(body_len))?;
-    if body > limits.max_body_len {
-        return fail(ErrorKind::LimitExceeded {
-            what: "body length",
-            value: body,
-            limit: limits.max_body_len,
-        });
-    }
+    let body = body_length(message.bodyLength(), limits)?;
     let end = (prefix + len) as u64 + body;
     if end > bytes.len() as u64 {
         return fail(ErrorKind::Truncated {

@@ -1,20 +1,21 @@
 //! [`IpcStreamReader`]: the record batches of an Arrow IPC stream read as it comes from a
 //! [`std::io::Read`] (standard input, a pipe, a socket), memory bounded by one message.
 
-use super::{IpcBatches, IpcReadOptions};
-use crate::codec::framing::{parse_head, Prefix, EOS};
+use super::check::check_message;
+use super::IpcReadOptions;
+use crate::codec::framing::{body_length, first_metadata, parse_head, Prefix};
 use crate::error::{fail, ErrorKind, Result};
-use crate::Limits;
 use arrow_array::RecordBatch;
+use arrow_buffer::Buffer;
+use arrow_ipc::reader::StreamDecoder;
 use arrow_schema::SchemaRef;
 use std::io::Read;
 
 /// The record batches of an Arrow IPC stream read from `R` as it comes: each message is
 /// read whole (its prefix, metadata and body lengths checked against the options' limits
-/// before anything is allocated), then decoded and checked as [`IpcBatches`] decodes a
-/// stream in memory. A stream read this way holds record batches only: a dictionary batch
-/// is refused (read a file, or a stream in memory, with [`IpcBatches`]). Errors carry the
-/// message's byte offset in the stream.
+/// before anything is allocated), checked as [`IpcBatches`](super::IpcBatches) checks a
+/// stream in memory, and handed to one arrow-ipc stream decoder, which keeps the schema and
+/// dictionaries. Errors carry the message's byte offset in the stream.
 ///
 /// ```
 /// use arrow_tensor_ipc::record_batch::{
@@ -38,19 +39,12 @@ use std::io::Read;
 pub struct IpcStreamReader<R> {
     reader: R,
     options: IpcReadOptions,
-    /// The schema message, framed, as read.
-    schema_message: Vec<u8>,
+    decoder: StreamDecoder,
+    /// The element width of each buffer of a record batch, from the schema.
+    widths: Option<Vec<(usize, String)>>,
     schema: SchemaRef,
     consumed: u64,
     done: bool,
-}
-
-/// What the stream holds next.
-enum Next {
-    /// A whole message (prefix, metadata, body) and its header type.
-    Message(arrow_ipc::MessageHeader, Vec<u8>),
-    /// The end-of-stream marker, or the end of the input between messages.
-    End,
 }
 
 impl<R: Read> IpcStreamReader<R> {
@@ -59,20 +53,41 @@ impl<R: Read> IpcStreamReader<R> {
         let mut stream = IpcStreamReader {
             reader,
             options: *options,
-            schema_message: Vec::new(),
+            decoder: StreamDecoder::new(),
+            widths: None,
             schema: std::sync::Arc::new(arrow_schema::Schema::empty()),
             consumed: 0,
             done: false,
         };
-        match stream.next_message()? {
-            Next::Message(arrow_ipc::MessageHeader::Schema, bytes) => {
-                stream.schema_message = bytes;
-            }
-            Next::Message(header, _) => return stream.not_schema(header.variant_name()),
-            Next::End => return stream.not_schema(None),
+        let (header, bytes) = match stream.next_message()? {
+            Some((arrow_ipc::MessageHeader::Schema, bytes)) => (None, bytes),
+            Some((header, _)) => (
+                Some(format!(
+                    "a {} message",
+                    header.variant_name().unwrap_or("unknown")
+                )),
+                Vec::new(),
+            ),
+            None => (Some("the end of the stream".to_string()), Vec::new()),
+        };
+        if let Some(found) = header {
+            return fail(ErrorKind::UnsupportedLayout {
+                operation: "an Arrow IPC stream",
+                expected: "a Schema message first",
+                found,
+            });
         }
-        let decoded = stream.decode(&[])?;
-        stream.schema = decoded.schema().clone();
+        // The decoder completes a message when the next one arrives: the schema is read
+        // from the message here.
+        let schema = first_metadata(&bytes)
+            .and_then(|m| arrow_ipc::root_as_message(m).ok())
+            .and_then(|m| m.header_as_schema())
+            .map(arrow_ipc::convert::try_fb_to_schema)
+            .transpose()?;
+        stream.decode(bytes, 0)?;
+        if let Some(schema) = schema {
+            stream.schema = std::sync::Arc::new(schema);
+        }
         Ok(stream)
     }
 
@@ -91,16 +106,8 @@ impl<R: Read> IpcStreamReader<R> {
         self.reader
     }
 
-    fn not_schema<T>(&self, found: Option<&str>) -> Result<T> {
-        fail(ErrorKind::UnsupportedLayout {
-            operation: "an Arrow IPC stream",
-            expected: "a Schema message first",
-            found: found.map_or("the end of the stream".into(), |h| format!("a {h} message")),
-        })
-    }
-
-    /// Appends up to `len` bytes of the input to `out`: an error naming `part` when the
-    /// input ends first.
+    /// Appends `len` bytes of the input to `out`: an error naming `part` when the input
+    /// ends first.
     fn read_into(&mut self, out: &mut Vec<u8>, len: u64, part: &'static str) -> Result<()> {
         let before = out.len();
         (&mut self.reader).take(len).read_to_end(out)?;
@@ -116,19 +123,21 @@ impl<R: Read> IpcStreamReader<R> {
         Ok(())
     }
 
-    fn next_message(&mut self) -> Result<Next> {
+    /// The next whole message (prefix, metadata, body) and its header type; `None` at the
+    /// end-of-stream marker, or at the end of the input between messages.
+    fn next_message(&mut self) -> Result<Option<(arrow_ipc::MessageHeader, Vec<u8>)>> {
         let start = self.consumed;
         self.read_message().map_err(|e| e.at(start))
     }
 
-    fn read_message(&mut self) -> Result<Next> {
-        let limits: Limits = self.options.limits;
+    fn read_message(&mut self) -> Result<Option<(arrow_ipc::MessageHeader, Vec<u8>)>> {
+        let limits = self.options.limits;
         let mut bytes = Vec::with_capacity(8);
         let start = self.consumed;
         if let Err(e) = self.read_into(&mut bytes, 4, "prefix") {
             // The input may end between messages (a stream without its end marker).
             return if bytes.is_empty() && self.consumed == start {
-                Ok(Next::End)
+                Ok(None)
             } else {
                 Err(e)
             };
@@ -145,7 +154,7 @@ impl<R: Read> IpcStreamReader<R> {
             }
         };
         let head = match head {
-            Prefix::EndOfStream { .. } => return Ok(Next::End),
+            Prefix::EndOfStream { .. } => return Ok(None),
             Prefix::Message(head) => head,
         };
         let metadata_at = bytes.len();
@@ -153,46 +162,32 @@ impl<R: Read> IpcStreamReader<R> {
         let message = arrow_ipc::root_as_message(bytes.get(metadata_at..).unwrap_or_default())
             .map_err(ErrorKind::flatbuffer)?;
         let header = message.header_type();
-        let body_len = message.bodyLength();
-        let body = u64::try_from(body_len).map_err(|_| ErrorKind::NegativeBodyLength(body_len))?;
-        if body > limits.max_body_len {
-            return fail(ErrorKind::LimitExceeded {
-                what: "body length",
-                value: body,
-                limit: limits.max_body_len,
-            });
-        }
+        let body = body_length(message.bodyLength(), &limits)?;
         self.read_into(&mut bytes, body, "body")?;
-        Ok(Next::Message(header, bytes))
+        Ok(Some((header, bytes)))
     }
 
-    /// The stream of the schema message, `message` and the end marker, decoded.
-    fn decode(&self, message: &[u8]) -> Result<IpcBatches> {
-        let mut stream = Vec::with_capacity(self.schema_message.len() + message.len() + 8);
-        stream.extend_from_slice(&self.schema_message);
-        stream.extend_from_slice(message);
-        stream.extend_from_slice(&EOS);
-        IpcBatches::new(stream, &self.options)
+    /// Checks the message that starts at byte `start` of the stream and hands it to the
+    /// decoder: a record batch, or `None` for a schema or dictionary message.
+    fn decode(&mut self, bytes: Vec<u8>, start: u64) -> Result<Option<RecordBatch>> {
+        let at = usize::try_from(start).unwrap_or(usize::MAX);
+        check_message(&bytes, at, &mut self.widths, &self.options.limits)
+            .map_err(|e| e.at(start))?;
+        let mut buffer = Buffer::from_vec(bytes);
+        self.decoder
+            .decode(&mut buffer)
+            .map_err(|e| crate::Error::from(e).at(start))
     }
 
     fn step(&mut self) -> Result<Option<RecordBatch>> {
-        let start = self.consumed;
-        match self.next_message()? {
-            Next::End => Ok(None),
-            Next::Message(arrow_ipc::MessageHeader::RecordBatch, bytes) => {
-                let batch = self.decode(&bytes).and_then(|mut b| b.next().transpose());
-                match batch {
-                    Ok(Some(b)) => Ok(Some(b)),
-                    Ok(None) => fail(ErrorKind::MissingField("RecordBatch")),
-                    Err(e) => Err(e.at(start)),
-                }
+        loop {
+            let start = self.consumed;
+            let Some((_, bytes)) = self.next_message()? else {
+                return Ok(None);
+            };
+            if let Some(batch) = self.decode(bytes, start)? {
+                return Ok(Some(batch));
             }
-            Next::Message(header, _) => fail(ErrorKind::UnsupportedLayout {
-                operation: "an Arrow IPC stream read as it comes",
-                expected: "record batches (dictionaries: read the whole stream with IpcBatches)",
-                found: format!("a {} message", header.variant_name().unwrap_or("unknown")),
-            })
-            .map_err(|e: crate::Error| e.at(start)),
         }
     }
 }
