@@ -6,16 +6,14 @@ use super::manifest::{Manifest, TileEntry, MANIFEST_FILE};
 use super::tile_batches::TileBatches;
 use super::{tile_bounds, DatasetReadOptions, TensorInfo};
 use crate::error::{fail, ErrorKind, Result};
+use crate::record_batch::arrays::{coordinates_into, primitive_bytes};
 use crate::record_batch::VALUE_COLUMN;
 use crate::{
     ConvertOptions, CooIndex, CsfAxisOrder, IndexArray, SparseFormat, SparseIndex, SparseTensor,
     Validation, ValueType,
 };
-use arrow_array::cast::AsArray;
-use arrow_array::types::{Int16Type, Int32Type, Int64Type, Int8Type};
-use arrow_array::{Array, RecordBatch};
+use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
-use arrow_schema::DataType;
 use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -343,35 +341,9 @@ impl Entries {
         let n = batch.num_rows();
         let start = self.coords.len();
         self.coords.resize(start + n * rank, 0);
-        for (d, &o) in origin.iter().enumerate() {
-            let Some(column) = batch.columns().get(d) else {
-                continue;
-            };
-            let out = self.coords.get_mut(start..).unwrap_or_default();
-            macro_rules! copy {
-                ($t:ty) => {
-                    for (slot, &x) in out
-                        .iter_mut()
-                        .skip(d)
-                        .step_by(rank)
-                        .zip(column.as_primitive::<$t>().values().iter())
-                    {
-                        *slot = x as i64 - o;
-                    }
-                };
-            }
-            match column.data_type() {
-                DataType::Int8 => copy!(Int8Type),
-                DataType::Int16 => copy!(Int16Type),
-                DataType::Int32 => copy!(Int32Type),
-                DataType::Int64 => copy!(Int64Type),
-                other => {
-                    return fail(ErrorKind::InvalidColumn {
-                        column: format!("dimension {d}"),
-                        reason: format!("coordinate column of type {other}"),
-                    })
-                }
-            }
+        let out = self.coords.get_mut(start..).unwrap_or_default();
+        for (d, (&o, column)) in origin.iter().zip(batch.columns()).enumerate() {
+            coordinates_into(column, &format!("dimension {d}"), d, rank, o, out)?;
         }
         let Some(values) = batch.columns().get(rank) else {
             return fail(ErrorKind::InvalidColumn {
@@ -379,21 +351,9 @@ impl Entries {
                 reason: "missing".into(),
             });
         };
-        let data = values.to_data();
         let width = self.value_type.byte_width();
-        let bytes = data
-            .buffers()
-            .first()
-            .and_then(|b| b.get(data.offset() * width..(data.offset() + data.len()) * width));
-        match bytes {
-            Some(b) => self.values.extend_from_slice(b),
-            None => {
-                return fail(ErrorKind::InvalidColumn {
-                    column: VALUE_COLUMN.into(),
-                    reason: "values buffer shorter than its length".into(),
-                })
-            }
-        }
+        let bytes = primitive_bytes(values, width, VALUE_COLUMN, "value", |i| i)?;
+        self.values.extend_from_slice(&bytes);
         Ok(())
     }
 }

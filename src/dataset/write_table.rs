@@ -4,13 +4,11 @@
 use super::DatasetWriter;
 use crate::error::{fail, ErrorKind, Result};
 use crate::parallel::alloc::try_vec;
-use crate::record_batch::arrays::data_type;
+use crate::record_batch::arrays::{coordinates_into, data_type, first_null, primitive_bytes};
 use crate::record_batch::BatchWriter;
 use crate::IndexArray;
-use arrow_array::cast::AsArray;
-use arrow_array::types::{Int16Type, Int32Type, Int64Type, Int8Type};
-use arrow_array::{Array, RecordBatch};
-use arrow_schema::{DataType, SchemaRef};
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 
 impl DatasetWriter {
     /// Writes a batch of a COO table of the whole tensor, in global coordinates: one
@@ -30,43 +28,19 @@ impl DatasetWriter {
                 found: columns.len() as u64,
             });
         }
-        for (d, column) in columns.iter().enumerate() {
-            if column.null_count() > 0 {
-                let row = (0..column.len()).find(|&i| column.is_null(i)).unwrap_or(0);
+        for (d, column) in columns.iter().take(rank).enumerate() {
+            if let Some(row) = first_null(column) {
                 return fail(ErrorKind::NullCell {
                     column: name(d),
                     row,
-                    what: if d < rank { "coordinate" } else { "value" },
+                    what: "coordinate",
                 });
             }
         }
         let n = batch.num_rows();
         let mut coords = try_vec(n.saturating_mul(rank), 0i64, "coordinates")?;
         for (d, column) in columns.iter().take(rank).enumerate() {
-            macro_rules! copy {
-                ($t:ty) => {
-                    for (slot, &x) in coords
-                        .iter_mut()
-                        .skip(d)
-                        .step_by(rank)
-                        .zip(column.as_primitive::<$t>().values().iter())
-                    {
-                        *slot = x as i64;
-                    }
-                };
-            }
-            match column.data_type() {
-                DataType::Int8 => copy!(Int8Type),
-                DataType::Int16 => copy!(Int16Type),
-                DataType::Int32 => copy!(Int32Type),
-                DataType::Int64 => copy!(Int64Type),
-                other => {
-                    return fail(ErrorKind::InvalidColumn {
-                        column: name(d),
-                        reason: format!("a coordinate column of type {other}"),
-                    })
-                }
-            }
+            coordinates_into(column, &name(d), d, rank, 0, &mut coords)?;
         }
         let Some(values) = columns.get(rank) else {
             return Ok(());
@@ -78,19 +52,8 @@ impl DatasetWriter {
                 found: values.data_type().to_string(),
             });
         }
-        let data = values.to_data();
-        let width = value_type.byte_width();
-        let bytes = data
-            .buffers()
-            .first()
-            .and_then(|b| b.get(data.offset() * width..(data.offset() + n) * width));
-        let Some(bytes) = bytes else {
-            return fail(ErrorKind::InvalidColumn {
-                column: name(rank),
-                reason: "values buffer shorter than its length".into(),
-            });
-        };
-        self.write_entries(&IndexArray::from_vec(coords), bytes)
+        let bytes = primitive_bytes(values, value_type.byte_width(), &name(rank), "value", |i| i)?;
+        self.write_entries(&IndexArray::from_vec(coords), &bytes)
     }
 }
 

@@ -102,6 +102,47 @@ pub(crate) fn primitive_bytes(
     Ok(buffer.slice_with_length(start, len))
 }
 
+/// Writes coordinate column `d` of a COO table (any signed integer type) minus `origin`
+/// into every `rank`-th slot of `out` from slot `d` on: one column of a row-major `i64`
+/// coordinate matrix. Another column type is an error naming `column`.
+#[cfg(feature = "parquet")]
+pub(crate) fn coordinates_into(
+    array: &dyn Array,
+    column: &str,
+    d: usize,
+    rank: usize,
+    origin: i64,
+    out: &mut [i64],
+) -> Result<()> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int16Type, Int32Type, Int64Type, Int8Type};
+    macro_rules! copy {
+        ($t:ty) => {
+            for (slot, &x) in out
+                .iter_mut()
+                .skip(d)
+                .step_by(rank.max(1))
+                .zip(array.as_primitive::<$t>().values().iter())
+            {
+                *slot = x as i64 - origin;
+            }
+        };
+    }
+    match array.data_type() {
+        DataType::Int8 => copy!(Int8Type),
+        DataType::Int16 => copy!(Int16Type),
+        DataType::Int32 => copy!(Int32Type),
+        DataType::Int64 => copy!(Int64Type),
+        other => {
+            return fail(ErrorKind::InvalidColumn {
+                column: column.to_string(),
+                reason: format!("a coordinate column of type {other}"),
+            })
+        }
+    }
+    Ok(())
+}
+
 /// `data` with its type, and its children's, replaced by `to`, which differs from its own
 /// only in the nullability of nested fields. Fails (in the `build` checks of arrow-data)
 /// where the new type does not fit the data.
