@@ -74,7 +74,6 @@ mod read;
 mod route;
 mod tile_batches;
 mod write;
-mod write_table;
 
 pub use manifest::{FileEntry, Manifest, TileEntry, MANIFEST_FILE, TILE_KEY};
 pub use options::{DatasetReadOptions, DatasetWriteOptions};
