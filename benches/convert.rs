@@ -78,12 +78,12 @@ fn conversions(c: &mut Criterion) {
             .measurement_time(Duration::from_secs(2));
         for &(kind, format) in kinds {
             group.bench_function(format!("dense_to_{kind}"), |b| {
-                b.iter(|| convert::from_dense(black_box(&dense), format, &one).unwrap())
+                b.iter(|| convert::to_sparse(black_box(&dense), format, &one).unwrap())
             });
             group.bench_function(format!("dense_to_{kind}_all_cores"), |b| {
-                b.iter(|| convert::from_dense(black_box(&dense), format, &all_cores).unwrap())
+                b.iter(|| convert::to_sparse(black_box(&dense), format, &all_cores).unwrap())
             });
-            let sparse = convert::from_dense(&dense, format, &one).unwrap();
+            let sparse = convert::to_sparse(&dense, format, &one).unwrap();
             group.bench_function(format!("{kind}_to_dense"), |b| {
                 b.iter(|| convert::to_dense(black_box(&sparse), &one).unwrap())
             });

@@ -191,8 +191,8 @@ fn main() {
                 continue;
             }
             let format = format_of(kind);
-            let sparse: SparseTensor = convert::from_dense(&dense, format, &defaults).unwrap();
-            let sparse64 = convert::from_dense(&dense, format, &int64).unwrap();
+            let sparse: SparseTensor = convert::to_sparse(&dense, format, &defaults).unwrap();
+            let sparse64 = convert::to_sparse(&dense, format, &int64).unwrap();
             assert_eq!(sparse.nnz(), nnz);
             assert!(sparse.to_dense().unwrap().content_eq(&dense));
             assert!(sparse64.to_dense().unwrap().content_eq(&dense));
@@ -206,13 +206,13 @@ fn main() {
             let mut arrow_min = (f64::INFINITY, f64::INFINITY);
             for _ in 0..rounds {
                 Samples::time(&mut to_sparse, reps, || {
-                    convert::from_dense(&dense, format, &defaults)
+                    convert::to_sparse(&dense, format, &defaults)
                 });
                 Samples::time(&mut to_sparse64, reps, || {
-                    convert::from_dense(&dense, format, &int64)
+                    convert::to_sparse(&dense, format, &int64)
                 });
                 Samples::time(&mut to_sparse_par, reps, || {
-                    convert::from_dense(&dense, format, &all_cores)
+                    convert::to_sparse(&dense, format, &all_cores)
                 });
                 Samples::time(&mut to_dense, reps, || {
                     convert::to_dense(&sparse, &defaults)

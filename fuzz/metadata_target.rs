@@ -344,9 +344,11 @@ fn exercise(m: &Message) {
                     &arrow_tensor_ipc::ConvertOptions::default().with_max_dense_elements(DENSE_CAP),
                 )
                 .map(Message::Tensor),
-            (Message::Tensor(t), Some(f)) => t.to_sparse(f, &options).map(Message::SparseTensor),
+            (Message::Tensor(t), Some(f)) => {
+                t.to_sparse_with(f, &options).map(Message::SparseTensor)
+            }
             (Message::SparseTensor(t), Some(f)) => {
-                t.to_format(f, &options).map(Message::SparseTensor)
+                t.to_format_with(f, &options).map(Message::SparseTensor)
             }
         };
         if let Ok(Message::SparseTensor(s)) = &out {

@@ -164,7 +164,7 @@ fn text_files_round_trip_through_tiles() {
                 let extent = d.info().shape.clone();
                 assert!(extent.iter().zip(shape).all(|(e, s)| e <= s));
                 let coo = t
-                    .to_format(SparseFormat::Coo, &ConvertOptions::default())
+                    .to_format_with(SparseFormat::Coo, &ConvertOptions::default())
                     .unwrap();
                 let arrow_tensor_ipc::SparseIndex::Coo(c) = coo.index() else {
                     unreachable!()
@@ -191,7 +191,7 @@ fn messages_npy_coo_tables_and_parquet_round_trip_in_their_layouts() {
     let coo = random_coo(&[40, 30], 200, 3);
     let o = ConvertOptions::default();
     let csf = random_coo(&[6, 7, 8], 100, 4)
-        .to_format(
+        .to_format_with(
             SparseFormat::Csf,
             &ConvertOptions::default().with_axis_order(CsfAxisOrder::Explicit(vec![1, 2, 0])),
         )
@@ -200,7 +200,7 @@ fn messages_npy_coo_tables_and_parquet_round_trip_in_their_layouts() {
         ("coo", coo.clone().into(), "16,16"),
         (
             "csr",
-            coo.to_format(SparseFormat::Csr, &o)
+            coo.to_format_with(SparseFormat::Csr, &o)
                 .unwrap()
                 .with_dim_names(["r", "c"])
                 .unwrap()
@@ -209,7 +209,7 @@ fn messages_npy_coo_tables_and_parquet_round_trip_in_their_layouts() {
         ),
         (
             "csc",
-            coo.to_format(SparseFormat::Csc, &o).unwrap().into(),
+            coo.to_format_with(SparseFormat::Csc, &o).unwrap().into(),
             "40,1",
         ),
         ("csf", csf.into(), "3,3,3"),

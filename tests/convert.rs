@@ -394,7 +394,7 @@ fn check_dense_case(case: &DenseCase) {
     for f in formats_for(t.ndim()) {
         let what = format!("dense -> {}", f.name());
         let Some(s) = convert_checked(
-            convert::from_dense(t, f, &case.opts),
+            convert::to_sparse(t, f, &case.opts),
             &case.opts,
             t.shape(),
             nonzeros,
@@ -607,7 +607,7 @@ fn column_major_non_square_to_coo_is_in_range_and_sorted() {
         .collect();
     let t = make_tensor(ValueType::Float64, &shape, &values, &Layout::ColumnMajor);
     assert!(t.is_column_major() && !t.is_row_major());
-    let coo = convert::dense_to_coo(&t, &ConvertOptions::default()).unwrap();
+    let coo = convert::to_sparse(&t, SparseFormat::Coo, &ConvertOptions::default()).unwrap();
     check_valid(&coo, SparseFormat::Coo, "column-major dense -> COO");
     let stored: Vec<(Vec<usize>, Scalar)> = coo
         .iter()
@@ -629,7 +629,7 @@ fn column_major_non_square_to_coo_is_in_range_and_sorted() {
         .collect();
     let t = make_tensor(ValueType::Int32, &shape, &values, &Layout::ColumnMajor);
     for f in formats_for(4) {
-        let s = convert::from_dense(&t, f, &ConvertOptions::default()).unwrap();
+        let s = convert::to_sparse(&t, f, &ConvertOptions::default()).unwrap();
         check_valid(&s, f, "column-major 4-d");
         check_dense(&s, &values, "column-major 4-d");
     }
@@ -654,7 +654,7 @@ fn negative_zero_is_a_zero_and_loses_no_non_zero() {
     for layout in [Layout::RowMajor, Layout::ColumnMajor] {
         let t = make_tensor(ValueType::Float64, &[6, 7], &values, &layout);
         for f in formats_for(2) {
-            let s = convert::from_dense(&t, f, &ConvertOptions::default()).unwrap();
+            let s = convert::to_sparse(&t, f, &ConvertOptions::default()).unwrap();
             check_valid(&s, f, "-0.0");
             assert_eq!(s.nnz(), specials.len(), "{}: every non-zero kept", f.name());
             let stored: Vec<Scalar> = s.iter().unwrap().map(|nz| nz.value).collect();
@@ -668,7 +668,7 @@ fn negative_zero_is_a_zero_and_loses_no_non_zero() {
             .map(|k| make_value(vt, [1, 6, 1, 2, 0, 1][k % 6], 3))
             .collect();
         let t = make_tensor(vt, &[3, 4], &values, &Layout::RowMajor);
-        let s = convert::dense_to_csr(&t, &ConvertOptions::default()).unwrap();
+        let s = convert::to_sparse(&t, SparseFormat::Csr, &ConvertOptions::default()).unwrap();
         assert_eq!(s.nnz(), 4);
         check_dense(
             &s,
@@ -682,18 +682,18 @@ fn negative_zero_is_a_zero_and_loses_no_non_zero() {
 fn rank_zero_and_rank_one() {
     for (v, nnz) in [(5.0f32, 1), (0.0, 0), (-0.0, 0), (f32::NAN, 1)] {
         let t = Tensor::from_vec(vec![], vec![v]).unwrap();
-        let coo = convert::dense_to_coo(&t, &ConvertOptions::default()).unwrap();
+        let coo = convert::to_sparse(&t, SparseFormat::Coo, &ConvertOptions::default()).unwrap();
         assert_eq!(coo.nnz(), nnz);
         check_valid(&coo, SparseFormat::Coo, "rank 0");
         check_dense(&coo, &[normalize(Scalar::Float32(v))], "rank 0");
         for f in [SparseFormat::Csr, SparseFormat::Csc, SparseFormat::Csf] {
-            let e = convert::from_dense(&t, f, &ConvertOptions::default()).unwrap_err();
+            let e = convert::to_sparse(&t, f, &ConvertOptions::default()).unwrap_err();
             assert!(matches!(e.kind(), ErrorKind::InvalidRank { .. }), "{e}");
         }
     }
     let t = Tensor::from_vec(vec![5], vec![0u8, 7, 0, 0, 9]).unwrap();
     let coo = t
-        .to_sparse(SparseFormat::Coo, &ConvertOptions::default())
+        .to_sparse_with(SparseFormat::Coo, &ConvertOptions::default())
         .unwrap();
     assert_eq!(coo.values::<u8>().unwrap(), &[7, 9]);
     let SparseIndex::Coo(c) = coo.index() else {
@@ -710,13 +710,13 @@ fn narrowest_index_types() {
     v[399] = 1;
     let t = Tensor::from_vec(vec![2, 200], v).unwrap();
     for f in formats_for(2) {
-        let s = convert::from_dense(&t, f, &opts).unwrap();
+        let s = convert::to_sparse(&t, f, &opts).unwrap();
         assert_eq!(index_types(&s)[0], IndexType::Int16, "{}", f.name());
     }
     // 127 columns: CSC indptr has 128 entries (int16); COO and CSR fit int8.
     let t = Tensor::from_vec(vec![1, 127], vec![1i32; 127]).unwrap();
     let t2 = Tensor::from_vec(vec![127, 1], vec![1i32; 127]).unwrap();
-    let ty = |t: &Tensor, f| index_types(&convert::from_dense(t, f, &opts).unwrap())[0];
+    let ty = |t: &Tensor, f| index_types(&convert::to_sparse(t, f, &opts).unwrap())[0];
     assert_eq!(ty(&t, SparseFormat::Coo), IndexType::Int8);
     assert_eq!(ty(&t, SparseFormat::Csr), IndexType::Int8);
     assert_eq!(ty(&t, SparseFormat::Csc), IndexType::Int16);
@@ -730,14 +730,29 @@ fn narrowest_index_types() {
         assert_eq!(ty(&t, f), IndexType::Int16, "{}", f.name());
     }
     // Explicit types: too narrow is an error, wide enough is used.
-    let e = convert::dense_to_csr(&t, &opts.clone().with_index_type(IndexType::Int8)).unwrap_err();
+    let e = convert::to_sparse(
+        &t,
+        SparseFormat::Csr,
+        &opts.clone().with_index_type(IndexType::Int8),
+    )
+    .unwrap_err();
     assert!(
         matches!(e.kind(), ErrorKind::IndexTypeTooNarrow { .. }),
         "{e}"
     );
-    let coo = convert::dense_to_coo(&t, &opts.clone().with_index_type(IndexType::UInt8)).unwrap();
+    let coo = convert::to_sparse(
+        &t,
+        SparseFormat::Coo,
+        &opts.clone().with_index_type(IndexType::UInt8),
+    )
+    .unwrap();
     assert_eq!(index_types(&coo), vec![IndexType::UInt8]);
-    let csf = convert::dense_to_csf(&t, &opts.with_index_type(IndexType::UInt64)).unwrap();
+    let csf = convert::to_sparse(
+        &t,
+        SparseFormat::Csf,
+        &opts.with_index_type(IndexType::UInt64),
+    )
+    .unwrap();
     assert!(index_types(&csf).iter().all(|&x| x == IndexType::UInt64));
 }
 
@@ -755,7 +770,7 @@ fn csf_axis_orders() {
         (CsfAxisOrder::Explicit(vec![2, 0, 1]), vec![2, 0, 1]),
     ] {
         let opts = ConvertOptions::default().with_axis_order(order);
-        let s = convert::dense_to_csf(&t, &opts).unwrap();
+        let s = convert::to_sparse(&t, SparseFormat::Csf, &opts).unwrap();
         let SparseIndex::Csf(c) = s.index() else {
             unreachable!()
         };
@@ -770,8 +785,9 @@ fn csf_axis_orders() {
         assert_eq!(c2.axis_order(), &[0, 1, 2]);
         check_dense(&again, &expected, "CSF reorder");
     }
-    let e = convert::dense_to_csf(
+    let e = convert::to_sparse(
         &t,
+        SparseFormat::Csf,
         &ConvertOptions::default().with_axis_order(CsfAxisOrder::Explicit(vec![0, 0, 1])),
     )
     .unwrap_err();
@@ -788,7 +804,7 @@ fn csr_csc_csf_round_trip_by_hand() {
     // [[0, 1, 0], [2, 0, 3]]
     let t = Tensor::from_vec(vec![2, 3], vec![0i16, 1, 0, 2, 0, 3]).unwrap();
     let opts = ConvertOptions::default();
-    let csr = convert::dense_to_csr(&t, &opts).unwrap();
+    let csr = convert::to_sparse(&t, SparseFormat::Csr, &opts).unwrap();
     let SparseIndex::Csx(c) = csr.index() else {
         unreachable!()
     };
@@ -896,7 +912,7 @@ fn larger_random_matrices_every_path() {
         for layout in [Layout::RowMajor, Layout::ColumnMajor] {
             let t = make_tensor(ValueType::Float64, &shape, &values, &layout);
             for f in formats_for(shape.len()) {
-                let s = convert::from_dense(&t, f, &ConvertOptions::default()).unwrap();
+                let s = convert::to_sparse(&t, f, &ConvertOptions::default()).unwrap();
                 check_valid(&s, f, "large");
                 check_dense(&s, &values, "large");
                 for g in formats_for(shape.len()) {
@@ -937,13 +953,13 @@ fn threads_do_not_change_results() {
             let t = make_tensor(ValueType::Float32, &shape, &values, &layout);
             for f in formats_for(shape.len()) {
                 let one =
-                    convert::from_dense(&t, f, &ConvertOptions::default().with_threads(1)).unwrap();
+                    convert::to_sparse(&t, f, &ConvertOptions::default().with_threads(1)).unwrap();
                 check_valid(&one, f, "threads");
                 check_dense(&one, &expected, "threads");
                 let dense_one = one.to_dense().unwrap();
                 for threads in [0, 2, 3, 7] {
                     let opts = ConvertOptions::default().with_threads(threads);
-                    let many = convert::from_dense(&t, f, &opts).unwrap();
+                    let many = convert::to_sparse(&t, f, &opts).unwrap();
                     assert!(many.content_eq(&one), "{} with {threads} threads", f.name());
                     // And back (CSC splits its output rows between the threads).
                     let dense = convert::to_dense(&one, &opts).unwrap();
@@ -990,7 +1006,7 @@ fn unusual_strides() {
     assert_eq!(expected2[1], Scalar::Float64(7.25));
     for (t, expected) in [(&t, &expected), (&t1, &expected1), (&t2, &expected2)] {
         for f in formats_for(t.ndim()) {
-            let s = convert::from_dense(t, f, &ConvertOptions::default()).unwrap();
+            let s = convert::to_sparse(t, f, &ConvertOptions::default()).unwrap();
             check_valid(&s, f, "unusual strides");
             check_dense(&s, expected, "unusual strides");
         }
@@ -1065,9 +1081,9 @@ fn indptr_lengths_beyond_the_input_are_a_limits_question() {
     );
     // A dense tensor without elements backs nothing.
     let empty = Tensor::from_vec(vec![big, 0], Vec::<f32>::new()).unwrap();
-    limit_exceeded(convert::from_dense(&empty, SparseFormat::Csr, &opts));
+    limit_exceeded(convert::to_sparse(&empty, SparseFormat::Csr, &opts));
     assert_eq!(
-        convert::from_dense(&empty, SparseFormat::Coo, &opts)
+        convert::to_sparse(&empty, SparseFormat::Coo, &opts)
             .unwrap()
             .nnz(),
         0
@@ -1091,7 +1107,7 @@ fn indptr_lengths_beyond_the_input_are_a_limits_question() {
     assert!(again.content_eq(&csr));
     let dense = Tensor::from_vec(vec![1000, 1], vec![1.0f32; 1000]).unwrap();
     assert_eq!(
-        convert::from_dense(&dense, SparseFormat::Csr, &small)
+        convert::to_sparse(&dense, SparseFormat::Csr, &small)
             .unwrap()
             .nnz(),
         1000

@@ -287,12 +287,12 @@ fn check_all_paths(c: &Case) {
         formats.push(SparseFormat::Csf);
     }
     for &f in &formats {
-        let other = t.to_format(f, &ConvertOptions::default()).unwrap();
+        let other = t.to_format_with(f, &ConvertOptions::default()).unwrap();
         assert_eq!(other.format(), f);
         assert_eq!(dense_of(&other), expected, "to {f:?}");
         assert_eq!(stored(&other), c.sorted_entries(), "entries of {f:?}");
         let back = other
-            .to_format(SparseFormat::Coo, &ConvertOptions::default())
+            .to_format_with(SparseFormat::Coo, &ConvertOptions::default())
             .unwrap();
         assert_eq!(stored(&back), c.sorted_entries(), "{f:?} back to COO");
         let SparseIndex::Coo(ci) = back.index() else {

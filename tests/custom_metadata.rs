@@ -27,7 +27,7 @@ fn messages() -> Vec<Message> {
     let dense = Tensor::from_vec(vec![2, 3], vec![1i32, 2, 3, 4, 5, 6]).unwrap();
     let csr = SparseTensor::csr([2, 3], vec![0i32, 1, 2], vec![2, 0], vec![7.5f64, -1.0]).unwrap();
     let coo = csr
-        .to_format(SparseFormat::Coo, &ConvertOptions::default())
+        .to_format_with(SparseFormat::Coo, &ConvertOptions::default())
         .unwrap();
     vec![
         Message::from(dense.clone()).with_custom_metadata(md()),
@@ -110,9 +110,9 @@ fn conversions_keep_it() {
         SparseFormat::Csc,
         SparseFormat::Csf,
     ] {
-        let s = dense.to_sparse(f, &opts).unwrap();
+        let s = dense.to_sparse_with(f, &opts).unwrap();
         assert_eq!(s.custom_metadata(), Some(&md()), "{f:?}");
-        let back = s.to_format(SparseFormat::Coo, &opts).unwrap();
+        let back = s.to_format_with(SparseFormat::Coo, &opts).unwrap();
         assert_eq!(back.custom_metadata(), Some(&md()), "{f:?}");
         assert_eq!(back.to_dense().unwrap().custom_metadata(), Some(&md()));
         assert_eq!(s.to_dense().unwrap().custom_metadata(), Some(&md()));

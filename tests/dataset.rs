@@ -133,7 +133,7 @@ fn csr_csc_csf_and_dense_come_back_in_their_layouts() {
     let o = ConvertOptions::default();
     for format in [SparseFormat::Csr, SparseFormat::Csc] {
         let t = coo
-            .to_format(format, &o)
+            .to_format_with(format, &o)
             .unwrap()
             .with_dim_names(["r", "c"])
             .unwrap();
@@ -146,7 +146,7 @@ fn csr_csc_csf_and_dense_come_back_in_their_layouts() {
     }
     let coo3 = random_coo(&[8, 9, 10], 150, 9);
     let csf = coo3
-        .to_format(
+        .to_format_with(
             SparseFormat::Csf,
             &ConvertOptions::default().with_axis_order(CsfAxisOrder::Explicit(vec![2, 0, 1])),
         )

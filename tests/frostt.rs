@@ -77,12 +77,12 @@ fn writes_every_layout_and_dense_non_zeros() {
         b"2 3 2.5\n1 1 -1\n"
     );
     let csr = t
-        .to_format(SparseFormat::Csr, &ConvertOptions::default())
+        .to_format_with(SparseFormat::Csr, &ConvertOptions::default())
         .expect("csr");
     assert_eq!(write(&Message::SparseTensor(csr)), b"1 1 -1\n2 3 2.5\n");
     let csf = SparseTensor::coo([2, 2, 2], vec![0i64, 1, 1, 1, 0, 0], vec![3u8, 4])
         .expect("coo")
-        .to_format(SparseFormat::Csf, &ConvertOptions::default())
+        .to_format_with(SparseFormat::Csf, &ConvertOptions::default())
         .expect("csf");
     assert_eq!(write(&Message::SparseTensor(csf)), b"1 2 2 3\n2 1 1 4\n");
     let d = Tensor::from_vec(vec![3], vec![0.0f32, -0.0, 0.5]).expect("dense");

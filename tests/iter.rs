@@ -95,7 +95,7 @@ fn every_layout_walks_like_the_closure_walk() {
             };
             for order in orders {
                 let opts = ConvertOptions::default().with_axis_order(order.clone());
-                let t = d.to_sparse(format, &opts).unwrap();
+                let t = d.to_sparse_with(format, &opts).unwrap();
                 let want = reference(&t);
                 assert_eq!(want.len(), t.nnz());
                 assert_eq!(lazy(&t), want, "{format:?} {shape:?} {order:?}");
@@ -151,7 +151,9 @@ fn rank_beyond_the_inline_coordinates() {
     let shape = vec![2usize; rank];
     let d = dense(&shape, 5);
     for format in [SparseFormat::Coo, SparseFormat::Csf] {
-        let t = d.to_sparse(format, &ConvertOptions::default()).unwrap();
+        let t = d
+            .to_sparse_with(format, &ConvertOptions::default())
+            .unwrap();
         assert!(t.nnz() > 0);
         assert_eq!(lazy(&t), reference(&t), "{format:?}");
         assert_eq!(typed::<f64>(&t), reference_f64(&t), "{format:?}");

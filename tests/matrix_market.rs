@@ -249,9 +249,9 @@ fn files_we_write_read_in_scipy_to_our_values() {
         ],
     );
     let ints = coo([4, 3], vec![3, 2, 0, 1, 2, 0], vec![i32::MIN, i32::MAX, -7]);
-    let csr = ints.to_format(SparseFormat::Csr, &opts).expect("csr");
+    let csr = ints.to_format_with(SparseFormat::Csr, &opts).expect("csr");
     let csc = coo([3, 3], vec![0, 0, 2, 1], vec![u32::MAX, 9])
-        .to_format(SparseFormat::Csc, &opts)
+        .to_format_with(SparseFormat::Csc, &opts)
         .expect("csc");
     let dense_f64 =
         Tensor::from_vec(vec![2, 3], vec![1.5f64, -2.25, 0.0, 1e100, -1e-100, 3.0]).expect("dense");
@@ -963,7 +963,7 @@ proptest! {
     #[test]
     fn csr_csc_roundtrip_to_the_same_matrix(t in sparse_matrix(), csc in any::<bool>()) {
         let format = if csc { SparseFormat::Csc } else { SparseFormat::Csr };
-        let x = t.to_format(format, &ConvertOptions::default()).unwrap();
+        let x = t.to_format_with(format, &ConvertOptions::default()).unwrap();
         let back = roundtrip(&Message::SparseTensor(x), t.value_type(), Symmetry::General, 2);
         let back = back.as_sparse().unwrap();
         prop_assert!(back.to_dense().unwrap().content_eq(&t.to_dense().unwrap()));
@@ -1005,7 +1005,7 @@ proptest! {
         let m = if dense_form {
             Message::Tensor(full.clone())
         } else {
-            Message::SparseTensor(full.to_sparse(SparseFormat::Coo, &ConvertOptions::default()).unwrap())
+            Message::SparseTensor(full.to_sparse_with(SparseFormat::Coo, &ConvertOptions::default()).unwrap())
         };
         let back = roundtrip(&m, vt, symmetry, 2);
         prop_assert!(dense(&back).content_eq(&full));

@@ -325,7 +325,9 @@ fn sparse_tensors_to_ndarray() {
         SparseFormat::Csc,
         SparseFormat::Csf,
     ] {
-        let sparse = t.to_sparse(format, &ConvertOptions::default()).unwrap();
+        let sparse = t
+            .to_sparse_with(format, &ConvertOptions::default())
+            .unwrap();
         assert_eq!(sparse.to_ndarray::<f64>().unwrap(), dense, "{format:?}");
     }
     // Duplicates of a non-canonical COO are summed, as by to_dense.
@@ -357,7 +359,7 @@ fn sparse_tensors_to_ndarray() {
     .into_dyn();
     let sparse = Tensor::from_ndarray(cube.clone())
         .unwrap()
-        .to_sparse(SparseFormat::Csf, &ConvertOptions::default())
+        .to_sparse_with(SparseFormat::Csf, &ConvertOptions::default())
         .unwrap();
     assert_eq!(sparse.to_ndarray::<u16>().unwrap(), cube);
     let scalar = SparseTensor::coo::<f32, i64>(&[], vec![], vec![2.5]).unwrap();
@@ -450,7 +452,7 @@ proptest! {
         let a = Array::from_shape_vec(IxDyn(&shape), vals).unwrap();
         let t = Tensor::from_ndarray(a.clone()).unwrap();
         for format in [SparseFormat::Coo, SparseFormat::Csr, SparseFormat::Csc, SparseFormat::Csf] {
-            let sparse = t.to_sparse(format, &ConvertOptions::default()).unwrap();
+            let sparse = t.to_sparse_with(format, &ConvertOptions::default()).unwrap();
             prop_assert_eq!(sparse.to_ndarray::<f32>().unwrap(), a.clone());
         }
     }

@@ -131,7 +131,7 @@ fn samples() -> Vec<(String, SparseTensor)> {
             for format in [SparseFormat::Coo, SparseFormat::Csr, SparseFormat::Csc] {
                 for it in [IndexType::Int32, IndexType::Int64] {
                     let options = ConvertOptions::default().with_index_type(it);
-                    let t = dense.to_sparse(format, &options).unwrap();
+                    let t = dense.to_sparse_with(format, &options).unwrap();
                     out.push((
                         format!(
                             "{}_{}_{si}_{}.npz",
@@ -222,7 +222,7 @@ proptest! {
         ).unwrap();
         let format = [SparseFormat::Coo, SparseFormat::Csr, SparseFormat::Csc][fi];
         let it = if wide { IndexType::Int64 } else { IndexType::Int32 };
-        let t = dense.to_sparse(format, &ConvertOptions::default().with_index_type(it)).unwrap();
+        let t = dense.to_sparse_with(format, &ConvertOptions::default().with_index_type(it)).unwrap();
         let back = round_trip_one(&t, compressed);
         prop_assert_eq!(back.format(), t.format());
         prop_assert_eq!(index_type(&back), it);
@@ -292,7 +292,7 @@ fn coo_layouts_and_rank_errors() {
     // A CSF matrix (rank 2) is refused for its layout.
     let coo2 = SparseTensor::coo([2, 2], vec![0i64, 1], vec![5i16]).unwrap();
     let csf = coo2
-        .to_format(SparseFormat::Csf, &ConvertOptions::default())
+        .to_format_with(SparseFormat::Csf, &ConvertOptions::default())
         .unwrap();
     let e = write_sparse(&csf, Cursor::new(Vec::new()), &npz::WriteOptions::default()).unwrap_err();
     assert!(

@@ -82,7 +82,7 @@ fn every_kind() -> Vec<(&'static str, RecordBatch)> {
         ("csr", SparseFormat::Csr),
         ("csc", SparseFormat::Csc),
     ] {
-        let sparse = matrix().to_sparse(format, &options).unwrap();
+        let sparse = matrix().to_sparse_with(format, &options).unwrap();
         out.push((name, sparse_to_coo_table(&sparse).unwrap()));
     }
     let cube = Tensor::from_vec(
@@ -90,7 +90,7 @@ fn every_kind() -> Vec<(&'static str, RecordBatch)> {
         (0..60).map(|i| (i % 7 == 0) as i64 * i).collect(),
     )
     .unwrap();
-    let csf = cube.to_sparse(SparseFormat::Csf, &options).unwrap();
+    let csf = cube.to_sparse_with(SparseFormat::Csf, &options).unwrap();
     out.push(("csf", sparse_to_coo_table(&csf).unwrap()));
     out
 }
@@ -371,7 +371,7 @@ fn row_groups_are_flushed_as_they_fill() {
 #[test]
 fn batch_rows_and_limits_are_applied() {
     let sparse = matrix()
-        .to_sparse(SparseFormat::Coo, &ConvertOptions::default())
+        .to_sparse_with(SparseFormat::Coo, &ConvertOptions::default())
         .unwrap();
     let table = sparse_to_coo_table(&sparse).unwrap();
     let bytes = write(&[table.clone(), table.clone(), table], &Default::default());
@@ -449,7 +449,7 @@ fn batch_rows_and_limits_are_applied() {
 #[test]
 fn row_groups_decoded_on_threads_come_back_in_order() {
     let sparse = matrix()
-        .to_sparse(SparseFormat::Coo, &ConvertOptions::default())
+        .to_sparse_with(SparseFormat::Coo, &ConvertOptions::default())
         .unwrap();
     let table = sparse_to_coo_table(&sparse).unwrap();
     let tables: Vec<RecordBatch> = (0..9).map(|_| table.clone()).collect();

@@ -342,15 +342,15 @@ fn every_layout() -> Vec<SparseTensor> {
         SparseFormat::Csc,
         SparseFormat::Csf,
     ] {
-        out.push(dense.to_sparse(f, &Default::default()).unwrap());
+        out.push(dense.to_sparse_with(f, &Default::default()).unwrap());
     }
     let cube = Tensor::from_vec(vec![2, 3, 2], (0..12).map(|v| (v % 3) as i16).collect()).unwrap();
     out.push(
-        cube.to_sparse(SparseFormat::Coo, &Default::default())
+        cube.to_sparse_with(SparseFormat::Coo, &Default::default())
             .unwrap(),
     );
     out.push(
-        cube.to_sparse(
+        cube.to_sparse_with(
             SparseFormat::Csf,
             &arrow_tensor_ipc::ConvertOptions::default()
                 .with_axis_order(arrow_tensor_ipc::CsfAxisOrder::Explicit(vec![2, 0, 1])),
@@ -1244,10 +1244,10 @@ fn coo_tables_of_one_shape_share_one_schema() {
     let zeros = Tensor::from_vec(vec![512, 512], vec![0.0f32; 512 * 512]).unwrap();
     let ones = Tensor::from_vec(vec![512, 512], vec![1.0f32; 512 * 512]).unwrap();
     let opts = ConvertOptions::default();
-    let a = zeros.to_sparse(SparseFormat::Csr, &opts).unwrap();
-    let b = ones.to_sparse(SparseFormat::Csr, &opts).unwrap();
+    let a = zeros.to_sparse_with(SparseFormat::Csr, &opts).unwrap();
+    let b = ones.to_sparse_with(SparseFormat::Csr, &opts).unwrap();
     let c = ones
-        .to_sparse(
+        .to_sparse_with(
             SparseFormat::Csr,
             &opts.clone().with_index_type(IndexType::Int64),
         )
@@ -1535,7 +1535,7 @@ fn large_tables_to_csf_check_every_row_and_level() {
 
 /// The CSF conversion of `t` (identity axis order), what a table rebuilt as CSF must equal.
 fn csf_of(t: &SparseTensor) -> SparseTensor {
-    t.to_format(
+    t.to_format_with(
         SparseFormat::Csf,
         &arrow_tensor_ipc::ConvertOptions::default(),
     )

@@ -581,10 +581,10 @@ fn coo_cases(dir: &Path) -> Vec<Value> {
                     options = options.with_axis_order(CsfAxisOrder::Explicit(vec![2, 0, 3, 1]));
                 }
                 let sparse: SparseTensor = match format {
-                    SparseFormat::Coo => convert::dense_to_coo(&dense, &options),
-                    SparseFormat::Csr => convert::dense_to_csr(&dense, &options),
-                    SparseFormat::Csc => convert::dense_to_csc(&dense, &options),
-                    _ => convert::dense_to_csf(&dense, &options),
+                    SparseFormat::Coo => convert::to_sparse(&dense, SparseFormat::Coo, &options),
+                    SparseFormat::Csr => convert::to_sparse(&dense, SparseFormat::Csr, &options),
+                    SparseFormat::Csc => convert::to_sparse(&dense, SparseFormat::Csc, &options),
+                    _ => convert::to_sparse(&dense, SparseFormat::Csf, &options),
                 }
                 .unwrap_or_else(|e| panic!("{format:?} {it:?} {shape:?}: {e}"));
                 let table = sparse_to_coo_table(&sparse).unwrap();

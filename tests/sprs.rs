@@ -51,7 +51,7 @@ where
     let d = dense::<T>();
     for format in [SparseFormat::Csr, SparseFormat::Csc] {
         let options = ConvertOptions::default().with_index_type(<I as NativeIndex>::TYPE);
-        let t = d.to_sparse(format, &options).unwrap();
+        let t = d.to_sparse_with(format, &options).unwrap();
         // The view shares every buffer.
         let v = t.as_csmat_view::<T, I, I>().unwrap();
         assert_eq!(v.is_csr(), format == SparseFormat::Csr);
@@ -158,7 +158,9 @@ fn copies_handle_usize_and_8_bit_indices() {
     let d = dense::<f32>();
     for format in [SparseFormat::Csr, SparseFormat::Csc] {
         // The default conversion picks int8 here: no sprs view, a copy works.
-        let t = d.to_sparse(format, &ConvertOptions::default()).unwrap();
+        let t = d
+            .to_sparse_with(format, &ConvertOptions::default())
+            .unwrap();
         let SparseIndex::Csx(csx) = t.index() else {
             unreachable!()
         };
@@ -168,7 +170,7 @@ fn copies_handle_usize_and_8_bit_indices() {
         // sprs's usize matrix back through sprs's own type conversion.
         let back = SparseTensor::from_csmat(m.to_other_types::<i64, f32, i64>()).unwrap();
         let expected = t
-            .to_format(
+            .to_format_with(
                 format,
                 &ConvertOptions::default().with_index_type(IndexType::Int64),
             )
@@ -183,7 +185,7 @@ fn empty_and_degenerate_matrices() {
         let t = Tensor::from_vec(shape, vec![0.0f64; shape[0] * shape[1]]).unwrap();
         for format in [SparseFormat::Csr, SparseFormat::Csc] {
             let opts = ConvertOptions::default().with_index_type(IndexType::Int32);
-            let s = t.to_sparse(format, &opts).unwrap();
+            let s = t.to_sparse_with(format, &opts).unwrap();
             let v = s.as_csmat_view::<f64, i32, i32>().unwrap();
             assert_eq!(v.shape(), (shape[0], shape[1]));
             assert_eq!(v.nnz(), 0);
@@ -226,7 +228,7 @@ fn wrong_value_type_rank_or_layout() {
     );
     assert!(err.to_string().contains("COO"), "{err}");
     let csf = csr
-        .to_format(SparseFormat::Csf, &ConvertOptions::default())
+        .to_format_with(SparseFormat::Csf, &ConvertOptions::default())
         .unwrap();
     let err = csf.to_csmat::<f32, usize, usize>().unwrap_err();
     assert!(err.to_string().contains("CSF"), "{err}");
@@ -242,7 +244,7 @@ fn wrong_value_type_rank_or_layout() {
     for err in [
         cube.to_trimat::<u8, usize>().unwrap_err(),
         cube.to_csmat::<u8, usize, usize>().unwrap_err(),
-        cube.to_format(SparseFormat::Csf, &ConvertOptions::default())
+        cube.to_format_with(SparseFormat::Csf, &ConvertOptions::default())
             .unwrap()
             .as_csmat_view::<u8, i32, i32>()
             .unwrap_err(),
@@ -428,7 +430,7 @@ fn non_proper_indptr_is_rebased() {
 fn coo_and_triplets() {
     let d = dense::<i32>();
     let coo = d
-        .to_sparse(SparseFormat::Coo, &ConvertOptions::default())
+        .to_sparse_with(SparseFormat::Coo, &ConvertOptions::default())
         .unwrap();
     let tri: TriMatI<i32, u32> = coo.to_trimat().unwrap();
     assert_eq!(tri.nnz(), coo.nnz());
@@ -460,7 +462,7 @@ fn coo_and_triplets() {
     assert_eq!(t.get(&[2, 0]).unwrap(), Scalar::Float64(4.0));
     let summed: sprs::CsMat<f64> = dup.to_csr();
     let via_tensor: sprs::CsMat<f64> = t
-        .to_format(SparseFormat::Csr, &ConvertOptions::default())
+        .to_format_with(SparseFormat::Csr, &ConvertOptions::default())
         .unwrap()
         .to_csmat()
         .unwrap();
@@ -506,7 +508,7 @@ proptest! {
         let d = random_dense(rows, cols, density, seed);
         let format = if csc { SparseFormat::Csc } else { SparseFormat::Csr };
         let index_type = if wide { IndexType::Int64 } else { IndexType::Int32 };
-        let t = d.to_sparse(format, &ConvertOptions::default().with_index_type(index_type)).unwrap();
+        let t = d.to_sparse_with(format, &ConvertOptions::default().with_index_type(index_type)).unwrap();
         let (_, decoded) = through_ipc(&t, &ReadOptions::strict());
         let owned: sprs::CsMat<f64> = decoded.to_csmat().unwrap();
         // sprs's own dense expansion agrees with the tensor's.
@@ -540,7 +542,7 @@ proptest! {
         prop_assert_eq!(back.to_csr::<usize>(), expected.clone());
         let canonical = decoded.canonicalize().unwrap();
         let csr: sprs::CsMat<i32> = canonical
-            .to_format(SparseFormat::Csr, &ConvertOptions::default())
+            .to_format_with(SparseFormat::Csr, &ConvertOptions::default())
             .unwrap()
             .to_csmat()
             .unwrap();

@@ -2,25 +2,26 @@
 //!
 //! | from \ to      | dense          | COO / CSR / CSC / CSF |
 //! |----------------|----------------|-----------------------|
-//! | dense (any strides) | -         | [`from_dense`], [`Tensor::to_sparse`] |
+//! | dense (any strides) | -         | [`to_sparse`], [`Tensor::to_sparse`] |
 //! | any sparse     | [`to_dense`], [`SparseTensor::to_dense`] | [`convert`], [`SparseTensor::to_format`] |
 //!
 //! CSR and CSC need rank 2, CSF rank 2 or more; COO takes any rank (rank 0 included).
 //! Converting a layout to itself re-encodes it (another index type, another CSF axis
-//! order, a canonical COO).
+//! order, a canonical COO). Each conversion has one function here and two methods, a short
+//! form with [`ConvertOptions::default`] and a `_with` form that takes options.
 //!
 //! ```
 //! use arrow_tensor_ipc::{convert, ConvertOptions};
 //! use arrow_tensor_ipc::{IndexType, SparseFormat, Tensor};
 //!
 //! let dense = Tensor::from_vec(vec![2, 3], vec![0.0f64, 1.5, 0.0, -2.0, 0.0, 4.0])?;
-//! let csr = dense.to_sparse(SparseFormat::Csr, &ConvertOptions::default())?;
+//! let csr = dense.to_sparse(SparseFormat::Csr)?;
 //! assert_eq!(csr.nnz(), 3);
 //! assert_eq!(csr.values::<f64>().unwrap(), &[1.5, -2.0, 4.0]);
 //! // The narrowest index type Arrow C++ reads that holds the sizes.
 //! assert_eq!(csr.index().format(), SparseFormat::Csr);
 //!
-//! let csc = csr.to_format(SparseFormat::Csc, &ConvertOptions::default().with_index_type(IndexType::Int64))?;
+//! let csc = csr.to_format_with(SparseFormat::Csc, &ConvertOptions::default().with_index_type(IndexType::Int64))?;
 //! assert!(csc.to_dense()?.content_eq(&dense));
 //! # Ok::<(), arrow_tensor_ipc::Error>(())
 //! ```
@@ -94,11 +95,12 @@ use crate::sparse::{CooOrder, SparseIndex};
 use crate::types::IndexType;
 use crate::{SparseFormat, SparseTensor, Tensor};
 
-/// Converts a dense tensor (any strides) to a sparse layout, storing its non-zeros.
+/// Converts a dense tensor (any strides) to a sparse layout, storing its non-zeros: the
+/// one implementation behind [`Tensor::to_sparse`] and [`Tensor::to_sparse_with`].
 ///
 /// Fails when the layout does not take the tensor's rank, when an explicit index type is
 /// too narrow, or when an explicit CSF axis order is not a permutation.
-pub fn from_dense(
+pub fn to_sparse(
     tensor: &Tensor,
     format: SparseFormat,
     options: &ConvertOptions,
@@ -107,28 +109,9 @@ pub fn from_dense(
         .map(|t| t.with_custom_metadata(tensor.custom_metadata().cloned()))
 }
 
-/// Converts a dense tensor to a canonical COO tensor.
-pub fn dense_to_coo(tensor: &Tensor, options: &ConvertOptions) -> Result<SparseTensor> {
-    from_dense(tensor, SparseFormat::Coo, options)
-}
-
-/// Converts a dense matrix to CSR.
-pub fn dense_to_csr(tensor: &Tensor, options: &ConvertOptions) -> Result<SparseTensor> {
-    from_dense(tensor, SparseFormat::Csr, options)
-}
-
-/// Converts a dense matrix to CSC.
-pub fn dense_to_csc(tensor: &Tensor, options: &ConvertOptions) -> Result<SparseTensor> {
-    from_dense(tensor, SparseFormat::Csc, options)
-}
-
-/// Converts a dense tensor (rank 2 or more) to CSF.
-pub fn dense_to_csf(tensor: &Tensor, options: &ConvertOptions) -> Result<SparseTensor> {
-    from_dense(tensor, SparseFormat::Csf, options)
-}
-
 /// Converts a sparse tensor to another layout (or re-encodes it in the same one), keeping
-/// its stored values (duplicates of a non-canonical COO summed; stored zeros kept unless
+/// its stored values: the one implementation behind [`SparseTensor::to_format`] and
+/// [`SparseTensor::to_format_with`] (duplicates of a non-canonical COO summed; stored zeros kept unless
 /// [`ConvertOptions::drop_zeros`]).
 ///
 /// A tensor decoded with permissive validation is validated strictly first; index data
@@ -185,19 +168,30 @@ pub fn canonicalize(tensor: &SparseTensor) -> Result<SparseTensor> {
 }
 
 impl Tensor {
-    /// Converts to a sparse layout: see [`from_dense`].
-    pub fn to_sparse(
+    /// Converts to a sparse layout with [`ConvertOptions::default`]: see [`to_sparse`].
+    pub fn to_sparse(&self, format: SparseFormat) -> Result<SparseTensor> {
+        to_sparse(self, format, &ConvertOptions::default())
+    }
+
+    /// Converts to a sparse layout with `options` (index type, CSF axis order, threads,
+    /// limits): see [`to_sparse`].
+    pub fn to_sparse_with(
         &self,
         format: SparseFormat,
         options: &ConvertOptions,
     ) -> Result<SparseTensor> {
-        from_dense(self, format, options)
+        to_sparse(self, format, options)
     }
 }
 
 impl SparseTensor {
-    /// Converts to another sparse layout: see [`convert`].
-    pub fn to_format(
+    /// Converts to another sparse layout with [`ConvertOptions::default`]: see [`convert`].
+    pub fn to_format(&self, format: SparseFormat) -> Result<SparseTensor> {
+        convert(self, format, &ConvertOptions::default())
+    }
+
+    /// Converts to another sparse layout with `options`: see [`convert`].
+    pub fn to_format_with(
         &self,
         format: SparseFormat,
         options: &ConvertOptions,

@@ -490,7 +490,7 @@ fn relayout(
         (Message::SparseTensor(t), None) => {
             Message::Tensor(t.to_dense_with(&options.clone().with_max_dense_elements(max_dense))?)
         }
-        (Message::Tensor(t), Some(f)) => Message::SparseTensor(t.to_sparse(f, options)?),
-        (Message::SparseTensor(t), Some(f)) => Message::SparseTensor(t.to_format(f, options)?),
+        (Message::Tensor(t), Some(f)) => Message::SparseTensor(t.to_sparse_with(f, options)?),
+        (Message::SparseTensor(t), Some(f)) => Message::SparseTensor(t.to_format_with(f, options)?),
     })
 }

@@ -78,7 +78,7 @@ pub(super) fn write_sparse(
     check_square(t.shape(), options.symmetry)?;
     let mut coo: Cow<SparseTensor> = match t.index() {
         SparseIndex::Coo(_) => Cow::Borrowed(t),
-        _ => Cow::Owned(t.to_format(SparseFormat::Coo, &ConvertOptions::default())?),
+        _ => Cow::Owned(t.to_format_with(SparseFormat::Coo, &ConvertOptions::default())?),
     };
     if options.symmetry != Symmetry::General {
         let canonical = match coo.index() {

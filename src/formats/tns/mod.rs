@@ -486,10 +486,10 @@ fn write_to(
     let coo: Cow<SparseTensor> = match message {
         Message::SparseTensor(t) => match t.index() {
             SparseIndex::Coo(_) => Cow::Borrowed(t),
-            _ => Cow::Owned(t.to_format(SparseFormat::Coo, &ConvertOptions::default())?),
+            _ => Cow::Owned(t.to_format_with(SparseFormat::Coo, &ConvertOptions::default())?),
         },
         Message::Tensor(t) => {
-            Cow::Owned(t.to_sparse(SparseFormat::Coo, &ConvertOptions::default())?)
+            Cow::Owned(t.to_sparse_with(SparseFormat::Coo, &ConvertOptions::default())?)
         }
     };
     if coo.ndim() == 0 {

@@ -41,7 +41,7 @@ use std::sync::Arc;
 /// assert_eq!(table.schema().field(0).data_type(), &arrow_schema::DataType::Int8);
 /// // Back with the index type a conversion picks by content (int8 here).
 /// let back = coo_table_to_sparse(&table, None)?;
-/// let by_content = csr.to_format(SparseFormat::Csr, &ConvertOptions::default())?;
+/// let by_content = csr.to_format_with(SparseFormat::Csr, &ConvertOptions::default())?;
 /// assert!(back.content_eq(&by_content));
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
@@ -348,7 +348,7 @@ fn csf_leaf_bounds<I: NativeIndex>(
 /// A dense tensor as a COO table of its non-zero values (recorded layout COO).
 pub fn dense_to_coo_table(tensor: &Tensor) -> Result<RecordBatch> {
     let options = ConvertOptions::default().with_index_type(coordinate_type(tensor.shape()));
-    let coo = convert::dense_to_coo(tensor, &options)?;
+    let coo = convert::to_sparse(tensor, SparseFormat::Coo, &options)?;
     sparse_to_coo_table(&coo)
 }
 
