@@ -376,8 +376,12 @@ pub fn record_batch_metadata(data: &[u8]) {
         Some(SparseFormat::Csc),
         Some(SparseFormat::Csf),
     ] {
-        let _ = coo_table_to_sparse_with(&batch, format, &limits())
-            .map(|t| exercise(&Message::SparseTensor(t)));
+        let _ = coo_table_to_sparse_with(
+            &batch,
+            format,
+            &arrow_tensor_ipc::ConvertOptions::default().with_limits(limits()),
+        )
+        .map(|t| exercise(&Message::SparseTensor(t)));
     }
     for rows in [Rows::FirstAxis, Rows::Whole] {
         let options = MessageOptions::default()

@@ -14,8 +14,8 @@ use arrow_tensor_ipc::record_batch::{
     MessageOptions, Rows, TableFormat, VariableShapeTensorType, COO_TABLE_KEY,
 };
 use arrow_tensor_ipc::{
-    column_major_strides, encode, ErrorKind, Message, SparseFormat, SparseIndex, SparseTensor,
-    Tensor, ValueType, WriteOptions,
+    column_major_strides, encode, ConvertOptions, ErrorKind, Message, SparseFormat, SparseIndex,
+    SparseTensor, Tensor, ValueType, WriteOptions,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -933,7 +933,8 @@ fn claimed_coo_table_shapes_are_checked_before_allocating() {
     let table = claimed_table(r#"{"shape":[1000,2],"format":"CSR","index_type":"int64"}"#);
     assert_eq!(coo_table_to_sparse(&table, None).unwrap().nnz(), 1);
     let small = Limits::default().with_max_index_len(100);
-    let err = coo_table_to_sparse_with(&table, None, &small).unwrap_err();
+    let err = coo_table_to_sparse_with(&table, None, &ConvertOptions::default().with_limits(small))
+        .unwrap_err();
     expect_column_limit(err, "dim_0", "max_index_len");
     // So are the rank and the number of rows.
     let ones = vec!["1"; 65].join(",");
@@ -948,8 +949,12 @@ fn claimed_coo_table_shapes_are_checked_before_allocating() {
         other => panic!("not a LimitExceeded: {other:?}"),
     }
     let table = claimed_table(r#"{"shape":[3,4],"format":"COO","index_type":"int64"}"#);
-    let err =
-        coo_table_to_sparse_with(&table, None, &Limits::default().with_max_nnz(0)).unwrap_err();
+    let err = coo_table_to_sparse_with(
+        &table,
+        None,
+        &ConvertOptions::default().with_limits(Limits::default().with_max_nnz(0)),
+    )
+    .unwrap_err();
     expect_column_limit(err, "value", "max_nnz");
     // Through batch_to_messages, with the limits of its options.
     let table = claimed_table(r#"{"shape":[1000,2],"format":"CSR","index_type":"int64"}"#);
@@ -1009,7 +1014,12 @@ fn claimed_fixed_shape_cells_are_checked() {
         "max_rank",
     );
     let roomy = Limits::default().with_max_rank(65);
-    let t = fixed_shape_to_tensor_with(&field, &array, &roomy).unwrap();
+    let t = fixed_shape_to_tensor_with(
+        &field,
+        &array,
+        &ConvertOptions::default().with_limits(roomy),
+    )
+    .unwrap();
     assert_eq!(t.ndim(), 65);
     // A huge cell shape over a list of one value.
     for shape in [
@@ -1309,7 +1319,12 @@ fn rows_of_empty_fixed_shape_cells_are_bounded() {
     assert_eq!(fixed_shape_cells(&field, &array).unwrap().len(), 1000);
     let small = Limits::default().with_max_index_len(999);
     expect_column_limit(
-        fixed_shape_cells_with(&field, &array, &small).unwrap_err(),
+        fixed_shape_cells_with(
+            &field,
+            &array,
+            &ConvertOptions::default().with_limits(small),
+        )
+        .unwrap_err(),
         "t",
         "max_index_len",
     );

@@ -7,6 +7,7 @@
 use super::arrays::{data_type, primitive_array, primitive_bytes};
 use super::extension::{inverse_permutation, permute_to_logical, FixedShapeTensorType};
 use crate::error::{fail, ErrorKind, Result};
+use crate::ConvertOptions;
 use crate::Limits;
 use crate::{row_major_strides, Tensor};
 use arrow_array::{Array, ArrayRef, FixedSizeListArray, RecordBatch};
@@ -270,20 +271,21 @@ fn column_of<'a>(field: &Field, array: &'a dyn Array) -> Result<&'a FixedSizeLis
 /// A fixed-shape tensor column as one tensor of shape `[rows, *cell shape]` (logical cell
 /// shape, names from the metadata), without copying: the tensor's strides follow the
 /// column's permutation. A null cell or value is an error naming the column and row.
-/// Under [`Limits::default`]: see [`fixed_shape_to_tensor_with`].
+/// Under [`ConvertOptions::default`]: see [`fixed_shape_to_tensor_with`].
 pub fn fixed_shape_to_tensor(field: &Field, array: &dyn Array) -> Result<Tensor> {
-    fixed_shape_to_tensor_with(field, array, &Limits::default())
+    fixed_shape_to_tensor_with(field, array, &ConvertOptions::default())
 }
 
-/// [`fixed_shape_to_tensor`] under `limits`: a cell shape whose rank (plus the rows' axis)
+/// [`fixed_shape_to_tensor`] under the limits of `options`: a cell shape whose rank (plus the rows' axis)
 /// is over [`Limits::max_rank`] is an [`ErrorKind::ColumnLimitExceeded`], and one that
 /// claims more values than the storage holds an [`ErrorKind::InvalidColumn`], both naming
 /// the column.
 pub fn fixed_shape_to_tensor_with(
     field: &Field,
     array: &dyn Array,
-    limits: &Limits,
+    options: &ConvertOptions,
 ) -> Result<Tensor> {
+    let limits = &options.limits;
     let ty = FixedShapeTensorType::from_field(field)?;
     check_rank(field, ty.shape().len(), limits)?;
     let list = column_of(field, array)?;
@@ -324,20 +326,21 @@ pub fn fixed_shape_to_tensor_with(
 
 /// Each row of a fixed-shape tensor column as its own tensor (logical cell shape, no
 /// copy: every tensor is a slice of the column's values buffer). Under
-/// [`Limits::default`]: see [`fixed_shape_cells_with`].
+/// [`ConvertOptions::default`]: see [`fixed_shape_cells_with`].
 pub fn fixed_shape_cells(field: &Field, array: &dyn Array) -> Result<Vec<Tensor>> {
-    fixed_shape_cells_with(field, array, &Limits::default())
+    fixed_shape_cells_with(field, array, &ConvertOptions::default())
 }
 
-/// [`fixed_shape_cells`] under `limits` (as [`fixed_shape_to_tensor_with`]); cells without
+/// [`fixed_shape_cells`] under the limits of `options` (as [`fixed_shape_to_tensor_with`]); cells without
 /// values back no memory, so more rows of them than [`Limits::max_index_len`] are an
 /// [`ErrorKind::ColumnLimitExceeded`].
 pub fn fixed_shape_cells_with(
     field: &Field,
     array: &dyn Array,
-    limits: &Limits,
+    options: &ConvertOptions,
 ) -> Result<Vec<Tensor>> {
-    let whole = fixed_shape_to_tensor_with(field, array, limits)?;
+    let limits = &options.limits;
+    let whole = fixed_shape_to_tensor_with(field, array, options)?;
     let vt = whole.value_type();
     let size = whole.strides().first().copied().unwrap_or(0);
     let shape = whole.shape().get(1..).unwrap_or_default().to_vec();

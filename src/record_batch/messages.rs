@@ -13,6 +13,7 @@ use super::variable_shape::{
     check_fits, tensors_to_variable_shape, variable_shape_to_tensors_with,
 };
 use crate::error::{fail, ErrorKind, Result};
+use crate::ConvertOptions;
 use crate::{Limits, Message, SparseFormat, Tensor};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -230,11 +231,12 @@ impl MessageOptions {
 /// one per row), a variable-shape column one per row, a COO table one sparse message.
 pub fn batch_to_messages(batch: &RecordBatch, options: &MessageOptions) -> Result<Vec<Message>> {
     let schema = batch.schema();
+    let convert = ConvertOptions::default().with_limits(options.limits);
     if schema.metadata().contains_key(COO_TABLE_KEY) && options.column.is_none() {
         return Ok(vec![coo_table_to_sparse_with(
             batch,
             options.format,
-            &options.limits,
+            &convert,
         )?
         .into()]);
     }
@@ -285,21 +287,17 @@ pub fn batch_to_messages(batch: &RecordBatch, options: &MessageOptions) -> Resul
     match extension_name(field) {
         Some(FIXED_SHAPE_TENSOR) => Ok(match options.rows {
             Rows::FirstAxis => {
-                vec![fixed_shape_to_tensor_with(field, array, &options.limits)?.into()]
+                vec![fixed_shape_to_tensor_with(field, array, &convert)?.into()]
             }
-            Rows::Whole => fixed_shape_cells_with(field, array, &options.limits)?
+            Rows::Whole => fixed_shape_cells_with(field, array, &convert)?
                 .into_iter()
                 .map(Message::from)
                 .collect(),
         }),
-        Some(VARIABLE_SHAPE_TENSOR) => {
-            Ok(
-                variable_shape_to_tensors_with(field, array, &options.limits)?
-                    .into_iter()
-                    .map(Message::from)
-                    .collect(),
-            )
-        }
+        Some(VARIABLE_SHAPE_TENSOR) => Ok(variable_shape_to_tensors_with(field, array, &convert)?
+            .into_iter()
+            .map(Message::from)
+            .collect()),
         other => fail(ErrorKind::InvalidColumn {
             column: field.name().clone(),
             reason: format!(

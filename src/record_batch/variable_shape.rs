@@ -4,7 +4,8 @@
 use super::arrays::{data_type, first_null, primitive_array, primitive_bytes};
 use super::extension::{permute_to_logical, VariableShapeTensorType};
 use crate::error::{fail, ErrorKind, Result};
-use crate::Limits;
+use crate::ConvertOptions;
+
 use crate::{row_major_strides, Tensor};
 use arrow_array::{
     Array, ArrayRef, FixedSizeListArray, Int32Array, ListArray, RecordBatch, StructArray,
@@ -165,21 +166,22 @@ pub(crate) fn check_fits(first: &Tensor, t: &Tensor, which: &str) -> Result<()> 
 /// from the permutation), without copying: every tensor is a slice of the column's values
 /// buffer. A null cell, shape or value, a negative size, or a shape whose element count is
 /// not the row's value count is an error naming the column and row. Under
-/// [`Limits::default`]: see [`variable_shape_to_tensors_with`].
+/// [`ConvertOptions::default`]: see [`variable_shape_to_tensors_with`].
 pub fn variable_shape_to_tensors(field: &Field, array: &dyn Array) -> Result<Vec<Tensor>> {
-    variable_shape_to_tensors_with(field, array, &Limits::default())
+    variable_shape_to_tensors_with(field, array, &ConvertOptions::default())
 }
 
-/// [`variable_shape_to_tensors`] under `limits`: a rank (the storage's shape list size)
-/// over [`Limits::max_rank`] is an [`ErrorKind::ColumnLimitExceeded`] naming the column,
+/// [`variable_shape_to_tensors`] under the limits of `options`: a rank (the storage's shape list size)
+/// over [`crate::Limits::max_rank`] is an [`ErrorKind::ColumnLimitExceeded`] naming the column,
 /// checked before anything is allocated from it; a shape cell that claims more (or fewer)
 /// elements than its row's values is an [`ErrorKind::InvalidColumn`] naming the column and
 /// row.
 pub fn variable_shape_to_tensors_with(
     field: &Field,
     array: &dyn Array,
-    limits: &Limits,
+    options: &ConvertOptions,
 ) -> Result<Vec<Tensor>> {
+    let limits = &options.limits;
     let ty = VariableShapeTensorType::from_field(field)?;
     let column = field.name();
     if ty.ndim() > limits.max_rank {

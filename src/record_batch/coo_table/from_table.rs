@@ -18,7 +18,7 @@ use arrow_buffer::Buffer;
 use arrow_schema::Schema;
 
 /// Rebuilds the sparse tensor a COO table holds: in the layout its metadata records, or in
-/// `format` when given, under [`Limits::default`] (see [`coo_table_to_sparse_with`]).
+/// `format` when given, with [`ConvertOptions::default`] (see [`coo_table_to_sparse_with`]).
 ///
 /// The rows may come in any order (tables pass through query engines): CSR, CSC and CSF
 /// results are sorted as their layout needs, and rows with the same coordinates are summed
@@ -31,10 +31,12 @@ pub fn coo_table_to_sparse(
     table: &RecordBatch,
     format: Option<SparseFormat>,
 ) -> Result<SparseTensor> {
-    coo_table_to_sparse_with(table, format, &Limits::default())
+    coo_table_to_sparse_with(table, format, &ConvertOptions::default())
 }
 
-/// [`coo_table_to_sparse`] under `limits`. The metadata's claims are input: a rank over
+/// [`coo_table_to_sparse`] with `options`: its limits bound what the metadata claims, and
+/// the conversion to `format` runs with its threads and index type. The metadata's claims
+/// are input: a rank over
 /// [`Limits::max_rank`], more rows than [`Limits::max_nnz`], or a CSR/CSC result whose
 /// indptr (`shape[k] + 1` entries) is longer than both [`Limits::max_index_len`] and the
 /// rows plus one are refused with [`ErrorKind::ColumnLimitExceeded`] naming the column,
@@ -42,8 +44,9 @@ pub fn coo_table_to_sparse(
 pub fn coo_table_to_sparse_with(
     table: &RecordBatch,
     format: Option<SparseFormat>,
-    limits: &Limits,
+    options: &ConvertOptions,
 ) -> Result<SparseTensor> {
+    let limits = &options.limits;
     let schema = table.schema();
     let info = CooTableInfo::from_schema(&schema)?;
     let ndim = info.shape.len();
@@ -224,7 +227,7 @@ pub fn coo_table_to_sparse_with(
         )?
         .with_dim_names(info.dim_names.clone());
     }
-    let mut options = ConvertOptions::default().with_limits(*limits);
+    let mut options = options.clone();
     if target == SparseFormat::Csf {
         if let Some(order) = info
             .axis_order
