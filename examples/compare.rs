@@ -548,7 +548,7 @@ fn sparse_rows<I: NativeIndex>(cfg: &Cfg, layout: Layout, nnz: usize, idx: &str)
         ours_s: ours,
         arrow_s: None,
         memcpy_s: Some(mc_idx),
-        per: "SparseTensor::iter: every NonZero (coordinates, value, position) summed (bytes = index bytes)",
+        per: "SparseTensor::iter: every Entry (coordinates, value, position) summed (bytes = index bytes)",
     });
     let _ = std::fs::remove_file(&file);
 }

@@ -8,7 +8,7 @@
 //!
 //! A 1,000,000 x 1000 CSR matrix (int64 indices, float64 values) with 10 stored values per
 //! row (10,000,000 in all) is walked three ways, each summing the column coordinate and
-//! the value of every entry: [`SparseTensor::iter`] (a `NonZero` per entry, its value a
+//! the value of every entry: [`SparseTensor::iter`] (a `Entry` per entry, its value a
 //! `Scalar`), [`SparseTensor::iter_as`] with `next_entry` (coordinates lent as a slice,
 //! the value an `f64`), and [`SparseTensor::for_each_stored`] (coordinates and positions,
 //! the value read from the values slice). It prints one JSON line per walk:
@@ -67,7 +67,7 @@ fn main() {
     let walks: [Walk<'_>; 3] = [
         (
             "iter",
-            "SparseTensor::iter: NonZero per entry, nz.coords[1] + nz.value (Scalar::Float64)",
+            "SparseTensor::iter: Entry per entry, nz.coords[1] + nz.value (Scalar::Float64)",
             Box::new(|| {
                 let mut sum = 0.0;
                 for nz in t.iter().expect("checked") {

@@ -124,8 +124,8 @@ pub use half::f16;
 pub use io::{map_file, read_mmap};
 pub use io::{MessageReader, MessageWriter};
 pub use sparse::{
-    CompressedAxis, CooIndex, CooOrder, Coords, CsfIndex, CsxIndex, NonZero, NonZeroIter,
-    SparseFormat, SparseIndex, SparseTensor, TypedEntries,
+    CompressedAxis, CooIndex, CooOrder, Coords, CsfIndex, CsxIndex, Entry, EntryIter, SparseFormat,
+    SparseIndex, SparseTensor, TypedEntries,
 };
 pub use tensor::{column_major_strides, element_count, row_major_strides, Tensor};
 #[cfg_attr(not(feature = "record-batch"), allow(unused_imports))]

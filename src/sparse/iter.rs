@@ -1,4 +1,4 @@
-//! [`SparseTensor::iter`]: a lazy walk over the stored values, one [`NonZero`] at a time,
+//! [`SparseTensor::iter`]: a lazy walk over the stored values, one [`Entry`] at a time,
 //! with no allocation per entry for tensors of rank up to [`Coords::INLINE`].
 
 use super::{coo::CooOrder, CompressedAxis, SparseIndex, SparseTensor};
@@ -10,7 +10,7 @@ use std::ops::Deref;
 
 /// One stored value of a sparse tensor with its logical coordinates.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NonZero {
+pub struct Entry {
     /// Logical coordinates (one per dimension); derefs to `[usize]`.
     pub coords: Coords,
     /// The value.
@@ -276,13 +276,13 @@ enum Walk<'a> {
 /// The iterator of [`SparseTensor::iter`]: the stored values with their coordinates in
 /// storage order, computed as it goes (no allocation per entry up to rank
 /// [`Coords::INLINE`]).
-pub struct NonZeroIter<'a> {
+pub struct EntryIter<'a> {
     values: Values<'a>,
     coords: Coords,
     walk: Walk<'a>,
 }
 
-impl<'a> NonZeroIter<'a> {
+impl<'a> EntryIter<'a> {
     /// An iterator over a tensor whose index the checked walk has accepted.
     pub(super) fn new(tensor: &'a SparseTensor) -> Self {
         let ndim = tensor.shape.len();
@@ -310,7 +310,7 @@ impl<'a> NonZeroIter<'a> {
                 stack: vec![(0, 0, i.indices.first().map_or(0, IndexArray::len))],
             },
         };
-        let mut it = NonZeroIter {
+        let mut it = EntryIter {
             values: Values::of(tensor),
             coords: Coords::new(&vec![0; ndim]),
             walk,
@@ -339,7 +339,7 @@ impl<'a> NonZeroIter<'a> {
     /// once, never read back); CSF keeps the coordinates of the levels above the leaf in
     /// `self.coords` and copies them.
     /// The next entry's position, its coordinates written into `self.coords` (which
-    /// [`TypedEntries`] lends and the `NonZero` iterator copies out).
+    /// [`TypedEntries`] lends and the `Entry` iterator copies out).
     #[inline(always)]
     fn advance_in_place(&mut self) -> Option<usize> {
         let coords = self.coords.as_mut_slice();
@@ -434,13 +434,13 @@ impl<'a> NonZeroIter<'a> {
     }
 }
 
-impl Iterator for NonZeroIter<'_> {
-    type Item = NonZero;
+impl Iterator for EntryIter<'_> {
+    type Item = Entry;
 
     #[inline(always)]
-    fn next(&mut self) -> Option<NonZero> {
+    fn next(&mut self) -> Option<Entry> {
         let position = self.advance_in_place()?;
-        Some(NonZero {
+        Some(Entry {
             coords: self.coords.clone(),
             value: self.values.at(position),
             position,
@@ -455,7 +455,7 @@ impl Iterator for NonZeroIter<'_> {
 /// call. Walk it with [`TypedEntries::next_entry`] in a `while let` loop, or with
 /// [`TypedEntries::for_each`]. Both are generic in `T` and inline into the caller's loop.
 pub struct TypedEntries<'a, T> {
-    walk: NonZeroIter<'a>,
+    walk: EntryIter<'a>,
     values: &'a [T],
 }
 
@@ -527,7 +527,7 @@ impl SparseTensor {
     /// A tensor that has not passed strict validation is walked once with every check
     /// first, so that index data pointing out of range is this call's error rather than a
     /// wrong entry. Hot loops that need only coordinates and positions are faster still with
-    /// the closure API [`SparseTensor::for_each_stored`], which builds no [`NonZero`].
+    /// the closure API [`SparseTensor::for_each_stored`], which builds no [`Entry`].
     ///
     /// ```
     /// use arrow_tensor_ipc::{Scalar, SparseTensor};
@@ -540,10 +540,10 @@ impl SparseTensor {
     /// }
     /// assert_eq!(row_sums, [5, 13]);
     /// ```
-    pub fn iter(&self) -> Result<NonZeroIter<'_>> {
+    pub fn iter(&self) -> Result<EntryIter<'_>> {
         if !self.checked {
             self.visit(&mut |_, _| Ok(()))?;
         }
-        Ok(NonZeroIter::new(self))
+        Ok(EntryIter::new(self))
     }
 }

@@ -33,7 +33,7 @@ use arrow_buffer::{Buffer, MutableBuffer};
 pub use coo::{CooIndex, CooOrder};
 pub use csf::CsfIndex;
 pub use csx::{CompressedAxis, CsxIndex};
-pub use iter::{Coords, NonZero, NonZeroIter, TypedEntries};
+pub use iter::{Coords, Entry, EntryIter, TypedEntries};
 
 /// The index of a sparse tensor.
 #[derive(Clone, Debug, PartialEq)]
