@@ -100,6 +100,7 @@ pub mod dataset;
 mod error;
 pub mod formats;
 mod gen;
+mod info;
 pub mod integrations;
 mod io;
 mod parallel;
@@ -120,6 +121,7 @@ pub use custom_metadata::{CustomMetadata, NAME_KEY};
 pub use error::{BufferId, Error, ErrorKind, Location, Position, Quantity, Result};
 /// The half-precision float type of [`ValueType::Float16`] values (from the `half` crate).
 pub use half::f16;
+pub use info::TensorInfo;
 #[cfg(feature = "mmap")]
 pub use io::{map_file, read_mmap};
 pub use io::{MessageReader, MessageWriter};

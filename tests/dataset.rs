@@ -4,9 +4,9 @@
 #[path = "common/venv.rs"]
 mod venv;
 use arrow_tensor_ipc::dataset::{
-    Dataset, DatasetReadOptions, DatasetWriteOptions, DatasetWriter, Manifest, TensorInfo,
-    MANIFEST_FILE,
+    Dataset, DatasetReadOptions, DatasetWriteOptions, DatasetWriter, Manifest, MANIFEST_FILE,
 };
+use arrow_tensor_ipc::TensorInfo;
 use arrow_tensor_ipc::{
     ConvertOptions, CsfAxisOrder, ErrorKind, IndexArray, Position, SparseFormat, SparseTensor,
     Tensor, Validation, ValueType,

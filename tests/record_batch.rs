@@ -1340,26 +1340,20 @@ fn rows_of_empty_fixed_shape_cells_are_bounded() {
 #[test]
 fn coo_tables_with_other_column_types_keep_their_values() {
     use arrow_array::{Float64Array, Int64Array, Int8Array};
-    use arrow_tensor_ipc::record_batch::CooTableInfo;
     use arrow_tensor_ipc::IndexType;
     let table_of = |rows: ArrayRef, cols: ArrayRef, n: usize, it: IndexType| {
-        let info = CooTableInfo {
-            shape: vec![3, 4],
-            dim_names: vec![String::new(), String::new()],
-            format: SparseFormat::Coo,
-            index_type: it,
-            axis_order: None,
-        };
+        // The metadata of a writer that recorded the tensor's own index type.
+        let metadata = format!(
+            "{{\"shape\":[3,4],\"format\":\"COO\",\"index_type\":\"{}\"}}",
+            it.name()
+        );
         let dt = rows.data_type().clone();
         let schema = Schema::new(vec![
             Field::new("row", dt.clone(), false),
             Field::new("col", dt, false),
             Field::new("value", DataType::Float64, false),
         ])
-        .with_metadata(HashMap::from([(
-            COO_TABLE_KEY.to_string(),
-            info.metadata(),
-        )]));
+        .with_metadata(HashMap::from([(COO_TABLE_KEY.to_string(), metadata)]));
         let values: ArrayRef = Arc::new(Float64Array::from(
             (0..n).map(|i| i as f64 + 1.0).collect::<Vec<_>>(),
         ));

@@ -85,7 +85,7 @@ def coo_table_metadata(
     axis_order: Optional[Sequence[int]] = None,
 ) -> str:
     """The JSON text stored under ``arrow_tensor_ipc.sparse_tensor``, byte for byte as the
-    Rust crate writes it (``CooTableInfo::metadata``)."""
+    Rust crate writes it (the COO-table metadata of ``record_batch::sparse_to_coo_table``)."""
     shape = [int(d) for d in shape]
     s = (
         f'{{"shape":{_json_text(shape)},"format":"{format}",'

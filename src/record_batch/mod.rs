@@ -66,9 +66,10 @@ mod writer;
 pub use self::parquet::{
     ParquetBatches, ParquetCompression, ParquetReadOptions, ParquetWriteOptions, ParquetWriter,
 };
+pub(crate) use coo_table::CooTableInfo;
 pub use coo_table::{
     coo_table_to_sparse, coo_table_to_sparse_with, coordinate_type, dense_to_coo_table,
-    sparse_to_coo_table, CooTableInfo, COO_TABLE_KEY, VALUE_COLUMN,
+    sparse_to_coo_table, COO_TABLE_KEY, VALUE_COLUMN,
 };
 pub use extension::{
     FixedShapeTensorType, VariableShapeTensorType, FIXED_SHAPE_TENSOR, VARIABLE_SHAPE_TENSOR,

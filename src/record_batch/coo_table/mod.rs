@@ -31,9 +31,11 @@ pub const COO_TABLE_KEY: &str = "arrow_tensor_ipc.sparse_tensor";
 /// The name of the values column.
 pub const VALUE_COLUMN: &str = "value";
 
-/// What the schema metadata of a COO table records about the tensor.
+/// What the schema metadata of a COO table records about the tensor (the tensor's
+/// [`TensorInfo`](crate::TensorInfo) without the value type, which the value column's type
+/// gives, and with the coordinate columns' index type).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CooTableInfo {
+pub(crate) struct CooTableInfo {
     /// The tensor's shape.
     pub shape: Vec<usize>,
     /// The dimension names (`""` where unnamed).
