@@ -30,9 +30,13 @@
 //!   FROSTT `.tns` (`frostt`), NumPy `.npy` and `.npz` (`npy`);
 //! - tiled datasets (module `dataset`, feature `parquet`): one tensor as a directory of
 //!   Parquet COO tables cut along a grid of tiles, written and read tile by tile;
+//! - inputs (module `input`, feature `input`): any input (a path, a dataset's directory,
+//!   standard input) opened, its kind told, and its tensors handed out one at a time with
+//!   where each came from, whatever the kind;
 //! - integrations ([`integrations`]): `ndarray` arrays and `sprs` matrices (features
 //!   `ndarray` and `sprs`);
-//! - the `arrow-tensor` command-line tool (feature `cli`).
+//! - the `arrow-tensor` command-line tool (feature `cli`), argument handling and output
+//!   formatting over `input`.
 //!
 //! # One pattern
 //! The public API follows a few rules everywhere, so that learning one corner teaches the
@@ -101,6 +105,8 @@ mod error;
 pub mod formats;
 mod gen;
 mod info;
+#[cfg(feature = "input")]
+pub mod input;
 pub mod integrations;
 mod io;
 mod parallel;
@@ -118,7 +124,7 @@ pub use codec::{
 };
 pub use convert::options::{ConvertOptions, CsfAxisOrder};
 pub use custom_metadata::{CustomMetadata, NAME_KEY};
-pub use error::{BufferId, Error, ErrorKind, Location, Position, Quantity, Result};
+pub use error::{BufferId, Error, ErrorKind, Location, Position, Quantity, Result, TensorOrigin};
 /// The half-precision float type of [`ValueType::Float16`] values (from the `half` crate).
 pub use half::f16;
 pub use info::TensorInfo;

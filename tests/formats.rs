@@ -1,8 +1,10 @@
-//! `formats::read_path` and `write_path`: every format by path, chosen by content where the
-//! format has a magic and by extension otherwise, with the format-agnostic options mapped
-//! onto each format's; and the count of messages a file of one tensor takes.
+//! `formats::read_path` and `write_path`: every format by path, chosen by content first and
+//! name second (`formats::detect`, `FileKind`) when read and by extension when written,
+//! with the format-agnostic options mapped onto each format's; and the count of messages a
+//! file of one tensor takes.
 
-use arrow_tensor_ipc::formats::{self, mtx, FileFormat};
+use arrow_tensor_ipc::formats::detect::{detect, FileKind};
+use arrow_tensor_ipc::formats::{self, mtx};
 use arrow_tensor_ipc::{
     CustomMetadata, ErrorKind, Limits, Message, SparseTensor, Tensor, Validation, NAME_KEY,
 };
@@ -65,7 +67,7 @@ fn content_comes_before_the_extension() {
     std::fs::write(&npy, &bytes).unwrap();
     let back = formats::read_path(&npy, &formats::ReadOptions::default()).unwrap();
     assert!(back[0].as_tensor().unwrap().content_eq(&t));
-    assert_eq!(FileFormat::from_magic(&bytes), Some(FileFormat::Npy));
+    assert_eq!(detect(&bytes, None), FileKind::Npy);
 
     let mtx_path = scratch("really-mtx.tns");
     std::fs::write(
@@ -76,20 +78,48 @@ fn content_comes_before_the_extension() {
     let back = formats::read_path(&mtx_path, &formats::ReadOptions::default()).unwrap();
     assert_eq!(back[0].as_sparse().unwrap().nnz(), 1);
 
-    // Text without a magic, named by no known extension, is refused naming the path.
+    // FROSTT has no magic: lines of coordinates and a value are FROSTT whatever the name.
+    let frostt = scratch("entries.txt");
+    std::fs::write(&frostt, "1 1 1\n2 3 -1\n").unwrap();
+    let back = formats::read_path(&frostt, &formats::ReadOptions::default()).unwrap();
+    assert_eq!(back[0].as_sparse().unwrap().shape(), &[2, 3]);
+
+    // Text in no format of the module is refused naming the path and the kind; so are
+    // the crate's other kinds, and a path to write whose extension names no format.
     let unknown = scratch("data.txt");
-    std::fs::write(&unknown, "1 1 1\n").unwrap();
+    std::fs::write(&unknown, "a,b\n1,2\n").unwrap();
     let e = formats::read_path(&unknown, &formats::ReadOptions::default()).unwrap_err();
-    assert!(
-        matches!(e.kind(), ErrorKind::UnsupportedLayout { .. }),
-        "{e}"
-    );
-    assert!(e.to_string().contains("data.txt"), "{e}");
-    let e = formats::write_path(&unknown, &[], &formats::WriteOptions::default()).unwrap_err();
-    assert!(
-        matches!(e.kind(), ErrorKind::UnsupportedLayout { .. }),
-        "{e}"
-    );
+    assert!(matches!(e.kind(), ErrorKind::UnsupportedKind { .. }), "{e}");
+    assert!(e.to_string().contains("data.txt (plain text)"), "{e}");
+    let messages = scratch("m.arrows");
+    let mut w = arrow_tensor_ipc::MessageWriter::new(Vec::new(), &Default::default());
+    w.write(&Message::from(csr())).unwrap();
+    std::fs::write(&messages, w.finish().unwrap()).unwrap();
+    let e = formats::read_path(&messages, &formats::ReadOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("tensor messages"), "{e}");
+    for path in [unknown, scratch("m.parquet"), scratch("m.arrow")] {
+        let e = formats::write_path(&path, &[], &formats::WriteOptions::default()).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::UnsupportedKind { .. }), "{e}");
+    }
+    assert!(!scratch("m.parquet").exists(), "nothing is created");
+    for (name, kind, format_file) in [
+        ("a.MTX", Some(FileKind::MatrixMarket), true),
+        ("a.tns", Some(FileKind::Frostt), true),
+        ("a.npy", Some(FileKind::Npy), true),
+        ("a.npz", Some(FileKind::Npz), true),
+        ("a.parquet", Some(FileKind::Parquet), false),
+        ("a.feather", Some(FileKind::IpcFile), false),
+        ("a.arrows", Some(FileKind::IpcStream), false),
+        ("a", None, false),
+    ] {
+        let found = FileKind::from_extension(name.as_ref());
+        assert_eq!(found, kind, "{name}");
+        assert_eq!(
+            found.is_some_and(FileKind::is_format_file),
+            format_file,
+            "{name}"
+        );
+    }
 }
 
 #[test]

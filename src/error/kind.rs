@@ -1,7 +1,7 @@
 //! [`ErrorKind`]: what went wrong, one variant per rule or failure, with the fields that
 //! say which value broke it.
 
-use super::{range_text, BufferId, Error, Location, Quantity};
+use super::{range_text, BufferId, Error, Location, Quantity, TensorOrigin};
 
 /// What went wrong. Match on this (through [`Error::kind`]).
 #[derive(Debug, thiserror::Error)]
@@ -516,6 +516,45 @@ pub enum ErrorKind {
     DatasetFile {
         /// The file, relative to the dataset's directory.
         file: String,
+        /// The error of the reader.
+        source: Box<Error>,
+    },
+
+    /// An input or output of a kind an operation does not take, in the words of
+    /// `formats::detect::FileKind`: plain text, HDF5 or a zip archive without `.npy`
+    /// members opened as an `input::Input`, an Arrow IPC file given to
+    /// `formats::read_path`, a path whose extension names no format of
+    /// `formats::write_path`.
+    #[error("{found}, not a kind {operation} ({kinds})")]
+    UnsupportedKind {
+        /// The operation and its verb: `"input::Input reads"`, `"formats::write_path
+        /// writes"`.
+        operation: &'static str,
+        /// What was found: `"plain text"`, `"a HDF5 file"`, `"m.arrow (an Arrow IPC
+        /// file)"`.
+        found: String,
+        /// The kinds the operation takes.
+        kinds: &'static str,
+    },
+
+    /// Opening or reading an input (`input::Input`) failed: `step` says what was being
+    /// done (`"cannot open"`, `"cannot read"`, `"cannot copy into a temporary file (a npz
+    /// input needs its whole content)"`), `source` why.
+    #[error("{step}: {source}")]
+    InputIo {
+        /// The step that failed.
+        step: String,
+        /// The error of the operating system.
+        source: std::io::Error,
+    },
+
+    /// Reading one tensor of an input (`input::InputTensors`) failed: `origin` says which
+    /// (a record batch, the tensor of a file, a member of an `.npz` bundle), `source` is the
+    /// reader's error.
+    #[error("{origin}: {source}")]
+    InputTensorFailed {
+        /// Where the tensor comes from.
+        origin: TensorOrigin,
         /// The error of the reader.
         source: Box<Error>,
     },

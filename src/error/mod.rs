@@ -18,7 +18,7 @@ mod name;
 mod places;
 
 pub use kind::ErrorKind;
-pub use places::{BufferId, Location, Position, Quantity};
+pub use places::{BufferId, Location, Position, Quantity, TensorOrigin};
 
 /// The error type: an [`ErrorKind`] plus, when known, where it happened ([`Error::position`]).
 ///
@@ -84,6 +84,25 @@ impl Error {
         }
         let (column, row) = match &self.0.kind {
             ErrorKind::Parse { location, .. } => return Some(Position::File(location.clone())),
+            ErrorKind::InputTensorFailed { origin, source } => {
+                return match (source.position(), origin) {
+                    // A column or row of the record batch the origin names.
+                    (
+                        Some(Position::Batch {
+                            batch: None,
+                            column,
+                            row,
+                        }),
+                        TensorOrigin::Batch { batch },
+                    ) => Some(Position::Batch {
+                        batch: Some(*batch),
+                        column,
+                        row,
+                    }),
+                    (Some(p), _) => Some(p),
+                    (None, origin) => origin.position(),
+                };
+            }
             ErrorKind::Dataset { file, row, .. } => {
                 return Some(Position::DatasetFile {
                     file: file.clone(),

@@ -1,6 +1,7 @@
 //! Where an error happened and what it concerns: a buffer of a message ([`BufferId`]), a
-//! place in a file ([`Location`]), a place in any input ([`Position`]), and a size that
-//! does not fit its integers ([`Quantity`]).
+//! place in a file ([`Location`]), a place in any input ([`Position`]), where a tensor of
+//! an input comes from ([`TensorOrigin`]), and a size that does not fit its integers
+//! ([`Quantity`]).
 
 use std::fmt;
 
@@ -218,6 +219,76 @@ impl fmt::Display for Position {
                 }
                 Ok(())
             }
+        }
+    }
+}
+
+/// Where a tensor of an input comes from (as `input::InputTensors` hands it out), and
+/// which tensor failed in an
+/// [`ErrorKind::InputTensorFailed`](super::ErrorKind::InputTensorFailed).
+///
+/// Displays as the tensor is named in messages: `message at byte 64`, `record batch 2`,
+/// `the npy file`, `member "a" of the npz file`, `the dataset`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TensorOrigin {
+    /// A message of a stream of tensor messages, by the byte offset of its start.
+    Message {
+        /// Byte offset of the message.
+        offset: u64,
+    },
+    /// A record batch (0-based) of an Arrow IPC stream or file, or of a Parquet file.
+    Batch {
+        /// The record batch.
+        batch: u64,
+    },
+    /// The tensor of a file that holds one (Matrix Market, FROSTT, `.npy`, a scipy sparse
+    /// `.npz`).
+    File {
+        /// The file's kind, as `formats::detect::FileKind::name` names it (`"Matrix
+        /// Market"`, `"npy"`).
+        format: &'static str,
+    },
+    /// A named tensor of a file that holds several: an array of a numpy `savez` bundle.
+    Member {
+        /// The file's kind, as for [`TensorOrigin::File`].
+        format: &'static str,
+        /// The tensor's name (the archive member without `.npy`).
+        name: String,
+    },
+    /// The tensor a tiled dataset holds, reassembled from its tiles.
+    Dataset,
+}
+
+impl TensorOrigin {
+    /// The origin as a [`Position`], where one fits (a dataset as a whole has none).
+    pub(crate) fn position(&self) -> Option<Position> {
+        match self {
+            TensorOrigin::Message { offset } => Some(Position::Message { offset: *offset }),
+            TensorOrigin::Batch { batch } => Some(Position::Batch {
+                batch: Some(*batch),
+                column: None,
+                row: None,
+            }),
+            TensorOrigin::File { .. } => Some(Position::File(Location::File)),
+            TensorOrigin::Member { name, .. } => {
+                Some(Position::File(Location::Member(name.clone())))
+            }
+            TensorOrigin::Dataset => None,
+        }
+    }
+}
+
+impl fmt::Display for TensorOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TensorOrigin::Message { offset } => write!(f, "message at byte {offset}"),
+            TensorOrigin::Batch { batch } => write!(f, "record batch {batch}"),
+            TensorOrigin::File { format } => write!(f, "the {format} file"),
+            TensorOrigin::Member { format, name } => {
+                write!(f, "member {name:?} of the {format} file")
+            }
+            TensorOrigin::Dataset => f.write_str("the dataset"),
         }
     }
 }

@@ -46,6 +46,72 @@ fn position_of_a_batch_column_and_row() {
 }
 
 #[test]
+fn position_of_a_tensor_of_an_input() {
+    let placed = |origin, source: ErrorKind| {
+        Error::from(ErrorKind::InputTensorFailed {
+            origin,
+            source: Box::new(source.into()),
+        })
+    };
+    // The reader's position, with the batch of the origin filled in.
+    let e = placed(
+        TensorOrigin::Batch { batch: 4 },
+        ErrorKind::InvalidColumn {
+            column: "t".into(),
+            reason: "bad".into(),
+        },
+    );
+    assert_eq!(e.kind().name(), "input_tensor_failed");
+    assert_eq!(
+        e.position(),
+        Some(Position::Batch {
+            batch: Some(4),
+            column: Some("t".into()),
+            row: None
+        })
+    );
+    assert_eq!(e.to_string(), "record batch 4: column \"t\": bad");
+    // The origin's position when the reader's error has none.
+    let e = placed(
+        TensorOrigin::Member {
+            format: "npz",
+            name: "a".into(),
+        },
+        ErrorKind::LimitExceeded {
+            what: "rank",
+            value: 3,
+            limit: 2,
+        },
+    );
+    assert_eq!(
+        e.position(),
+        Some(Position::File(Location::Member("a".into())))
+    );
+    assert_eq!(
+        e.to_string(),
+        "member \"a\" of the npz file: rank is 3, over the limit of 2"
+    );
+    let origins = [
+        (TensorOrigin::Message { offset: 8 }, "message at byte 8"),
+        (TensorOrigin::File { format: "FROSTT" }, "the FROSTT file"),
+        (TensorOrigin::Dataset, "the dataset"),
+    ];
+    for (origin, text) in origins {
+        assert_eq!(origin.to_string(), text);
+    }
+    let e = Error::from(ErrorKind::UnsupportedKind {
+        operation: "input::Input reads",
+        found: "plain text".into(),
+        kinds: "tensor messages",
+    });
+    assert_eq!(e.kind().name(), "unsupported_kind");
+    assert_eq!(
+        e.to_string(),
+        "plain text, not a kind input::Input reads (tensor messages)"
+    );
+}
+
+#[test]
 fn no_position_when_unknown() {
     let e = Error::from(ErrorKind::Overflow {
         quantity: Quantity::Stride { dim: 1 },

@@ -16,10 +16,13 @@
 //! - `ReadOptions` and `WriteOptions`: `Default`, `with_*` setters, `#[non_exhaustive]`;
 //!   every `ReadOptions` carries [`Limits`](crate::Limits).
 //!
-//! [`read_path`] and [`write_path`] pick the format of a path (its content where the format
-//! has a magic, else its extension: [`FileFormat`]) and take format-agnostic
-//! [`ReadOptions`] and [`WriteOptions`]. The text formats also hand out their entries a
-//! bounded batch at a time (`mtx::read_chunks`, `tns::read_chunks`: `EntryChunks`).
+//! [`read_path`] and [`write_path`] pick the format of a path: [`read_path`] by the file's
+//! content first and its name second, as [`detect`] tells its
+//! [`FileKind`](detect::FileKind); [`write_path`] by the name's extension
+//! ([`FileKind::from_extension`](detect::FileKind::from_extension)). Both take
+//! format-agnostic [`ReadOptions`] and [`WriteOptions`]. The text formats also hand out
+//! their entries a bounded batch at a time (`mtx::read_chunks`, `tns::read_chunks`:
+//! `EntryChunks`).
 //!
 //! Every reader treats its input as untrusted, like the message decoder: malformed input is
 //! an [`ErrorKind::Parse`] naming the line, header or archive
@@ -53,7 +56,7 @@
 #[cfg(any(feature = "matrix-market", feature = "frostt"))]
 mod chunks;
 mod options;
-mod path;
+pub(crate) mod path;
 
 pub mod detect;
 #[cfg(feature = "matrix-market")]
@@ -77,80 +80,10 @@ pub(crate) use chunks::EntrySource;
 
 use crate::error::{ErrorKind, Result};
 use crate::Message;
-use std::path::Path;
 
 /// Called by the text readers with the number of input bytes parsed so far (for a
 /// progress bar); may be called from several threads.
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
-
-/// A file format of this module, as named by a file's extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FileFormat {
-    /// Matrix Market, `.mtx` ([`mtx`]).
-    MatrixMarket,
-    /// FROSTT, `.tns` ([`tns`]).
-    Frostt,
-    /// NumPy, `.npy` ([`npy`]).
-    Npy,
-    /// `.npz` ([`npz`]): a scipy `save_npz` sparse bundle or a numpy `savez` bundle of
-    /// named arrays.
-    Npz,
-}
-
-impl FileFormat {
-    /// The format a path's extension names (case-insensitive), if any.
-    ///
-    /// ```
-    /// use arrow_tensor_ipc::formats::FileFormat;
-    /// assert_eq!(FileFormat::from_path("a/b.MTX".as_ref()), Some(FileFormat::MatrixMarket));
-    /// assert_eq!(FileFormat::from_path("t.arrows".as_ref()), None);
-    /// ```
-    pub fn from_path(path: &Path) -> Option<FileFormat> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "mtx" => Some(FileFormat::MatrixMarket),
-            "tns" => Some(FileFormat::Frostt),
-            "npy" => Some(FileFormat::Npy),
-            "npz" => Some(FileFormat::Npz),
-            _ => None,
-        }
-    }
-
-    /// The format whose magic starts `head` (the first bytes of a file), if any: `.npy`
-    /// (`\x93NUMPY`), `.npz` (a zip archive, `PK\x03\x04`), Matrix Market (the
-    /// `%%MatrixMarket` banner, in any case). FROSTT has no magic.
-    ///
-    /// ```
-    /// use arrow_tensor_ipc::formats::FileFormat;
-    /// assert_eq!(FileFormat::from_magic(b"\x93NUMPY\x01\x00"), Some(FileFormat::Npy));
-    /// assert_eq!(FileFormat::from_magic(b"1 1 1.5\n"), None);
-    /// ```
-    pub fn from_magic(head: &[u8]) -> Option<FileFormat> {
-        const BANNER: &[u8] = b"%%MatrixMarket";
-        if head.starts_with(b"\x93NUMPY") {
-            Some(FileFormat::Npy)
-        } else if head.starts_with(b"PK\x03\x04") {
-            Some(FileFormat::Npz)
-        } else if head
-            .get(..BANNER.len())
-            .is_some_and(|b| b.eq_ignore_ascii_case(BANNER))
-        {
-            Some(FileFormat::MatrixMarket)
-        } else {
-            None
-        }
-    }
-
-    /// The format's name, as in error messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            FileFormat::MatrixMarket => "Matrix Market",
-            FileFormat::Frostt => "FROSTT",
-            FileFormat::Npy => "npy",
-            FileFormat::Npz => "npz",
-        }
-    }
-}
 
 /// Runs `write` on a 1 MiB buffer in front of `out`, then flushes it: the text writers,
 /// whose bodies take `&mut dyn Write` so that they are compiled in this crate only.

@@ -1,7 +1,6 @@
 //! Command-line arguments shared by several subcommands, and the options they stand for.
 
-use crate::files::FileOptions;
-use arrow_tensor_ipc::record_batch::MessageOptions;
+use arrow_tensor_ipc::input::InputOptions;
 use arrow_tensor_ipc::ReadOptions;
 use clap::Args;
 
@@ -24,17 +23,9 @@ impl ReadArgs {
         }
     }
 
-    /// The options that turn record batches into tensors for `inspect`, `dump` and
-    /// `validate` (`convert` and `tile` set their own from their command lines).
-    pub fn message_options(self) -> MessageOptions {
-        MessageOptions::default().with_limits(self.options().limits)
-    }
-
-    /// The options of the file-format readers for `inspect`, `dump` and `validate`.
-    pub fn file_options(self) -> FileOptions {
-        FileOptions {
-            validation: self.options().validation,
-            ..FileOptions::default()
-        }
+    /// How `inspect`, `dump` and `validate` read their inputs (`convert` and `tile` add
+    /// their own flags to these).
+    pub fn input_options(self) -> InputOptions<'static> {
+        InputOptions::default().with_read_options(self.options())
     }
 }

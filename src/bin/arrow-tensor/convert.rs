@@ -2,19 +2,20 @@
 //! Arrow IPC stream or file or a Parquet file) and write it again, as messages or as
 //! record batches (an IPC stream or file, or a Parquet file).
 
+mod file_writer;
 mod sink;
 
 use crate::args::ReadArgs;
-use crate::files::FileOptions;
-use crate::input::{self, Entry, Source};
+use crate::open::{self, Failure};
 use crate::progress::{Progress, When};
-use crate::{read, report, Outcome};
-use arrow_tensor_ipc::formats::FileFormat;
+use crate::{dump, report, Outcome};
+use arrow_tensor_ipc::formats::{self, detect::FileKind};
+use arrow_tensor_ipc::input::{InputOptions, InputTensor};
 use arrow_tensor_ipc::record_batch::{
     FixedShapeOptions, Layout, MessageOptions, Rows, TableFormat,
 };
-use arrow_tensor_ipc::{ConvertOptions, CsfAxisOrder, CsfLengths, IndexType, Message};
-use arrow_tensor_ipc::{ErrorKind, ReadOptions, SparseFormat, WriteOptions};
+use arrow_tensor_ipc::{ConvertOptions, CsfAxisOrder, CsfLengths, IndexType, Limits, Message};
+use arrow_tensor_ipc::{ErrorKind, SparseFormat, WriteOptions};
 use sink::{Dest, Sink, Target};
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -164,17 +165,14 @@ impl LayoutArg {
 
 /// What `convert` is asked to do, from its command line.
 struct Options {
-    /// Validation and limits of reading `IN`.
-    read_options: ReadOptions,
+    /// How `IN` is read: validation and limits, how record batches become tensors
+    /// (`--rows`, `--column`), Matrix Market symmetry, FROSTT shape, threads.
+    input_options: InputOptions<'static>,
     /// What is written to `OUT`.
     target: Target,
-    /// How record batches of `IN` become tensors (`--rows`, `--column`).
-    message_options: MessageOptions,
     /// The layout of `--to` (`None`: dense) with its conversion options; `None` without
     /// `--to`.
     layout: Option<(Option<SparseFormat>, ConvertOptions)>,
-    /// How text and NumPy files are read and written.
-    file_options: FileOptions,
     /// When the progress bar is shown.
     progress: When,
 }
@@ -184,17 +182,26 @@ impl ConvertArgs {
     fn options(&self) -> Result<Options, String> {
         let read_options = self.read.options();
         let layout = self.layout()?;
-        let file_options = FileOptions {
-            as_stored: self.as_stored,
-            shape: self.shape.clone(),
-            compressed: self.compressed,
-            threads: self.threads,
-            validation: read_options.validation,
-        };
-        let target = self.target(&file_options)?;
-        let mut message_options = MessageOptions::default().with_rows(self.rows());
+        // A sparse tensor bound for `.npy` is expanded up to the read limits' size.
+        let file_options = formats::WriteOptions::default()
+            .with_threads(self.threads)
+            .with_compressed(self.compressed)
+            .with_limits(
+                Limits::default().with_max_dense_elements(read_options.limits.max_dense_elements),
+            );
+        let target = self.target(file_options)?;
+        let mut batch_options = MessageOptions::default().with_rows(self.rows());
         if let Some(c) = &self.column {
-            message_options = message_options.with_column(c.clone());
+            batch_options = batch_options.with_column(c.clone());
+        }
+        let mut input_options = self
+            .read
+            .input_options()
+            .with_batch_options(batch_options)
+            .with_threads(self.threads)
+            .with_expand_symmetry(!self.as_stored);
+        if let Some(shape) = &self.shape {
+            input_options = input_options.with_shape(shape.clone());
         }
         let progress = match (self.progress, self.no_progress) {
             (true, _) => When::Always,
@@ -202,11 +209,9 @@ impl ConvertArgs {
             _ => When::Auto,
         };
         Ok(Options {
-            read_options,
+            input_options,
             target,
-            message_options,
             layout,
-            file_options,
             progress,
         })
     }
@@ -237,7 +242,7 @@ impl ConvertArgs {
     }
 
     /// What is written: chosen by `--format` and the output's extension.
-    fn target(&self, file_options: &FileOptions) -> Result<Target, String> {
+    fn target(&self, file_options: formats::WriteOptions) -> Result<Target, String> {
         let output = &self.output;
         let fixed = FixedShapeOptions::default()
             .with_rows(self.rows())
@@ -246,10 +251,8 @@ impl ConvertArgs {
             } else {
                 Layout::RowMajor
             });
-        if output
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
-        {
+        let kind = FileKind::from_extension(output);
+        if kind == Some(FileKind::Parquet) {
             return match self.format {
                 Some(FormatArg::Messages) => Err(format!(
                     "{} is a Parquet file: it holds record batches (--format fixed-shape-tensor, variable-shape-tensor or coo-table)",
@@ -260,9 +263,9 @@ impl ConvertArgs {
         }
         match (
             self.format.and_then(FormatArg::table),
-            FileFormat::from_path(output),
+            kind.filter(|k| k.is_format_file()),
         ) {
-            (None, Some(f)) => Ok(Target::File(f, file_options.clone())),
+            (None, Some(f)) => Ok(Target::File(f, file_options)),
             (None, None) => Ok(Target::Messages(
                 WriteOptions::default()
                     .with_csf_lengths(match self.csf_lengths {
@@ -300,11 +303,9 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// (`-` is standard output) as the arguments say.
 pub fn run(args: &ConvertArgs, out: &mut dyn Write) -> io::Result<Outcome> {
     let Options {
-        read_options,
+        input_options,
         target,
-        message_options,
         layout,
-        file_options,
         progress,
     } = match args.options() {
         Ok(o) => o,
@@ -313,35 +314,41 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write) -> io::Result<Outcome> {
             return Ok(Outcome::Failed);
         }
     };
-    let (input, output, file_options) = (&*args.input, &*args.output, &file_options);
+    let (input, output) = (&*args.input, &*args.output);
     // The read limits bound what record batches claim and what conversions allocate.
-    let message_options = message_options.with_limits(read_options.limits);
-    let layout = layout.map(|(format, options)| (format, options.with_limits(read_options.limits)));
-    let to_stdout = input::is_stdio(output);
-    if !input::is_stdio(input) && !to_stdout && same_file(input, output) {
+    let limits = input_options.read_options.limits;
+    let layout = layout.map(|(format, options)| (format, options.with_limits(limits)));
+    let to_stdout = open::is_stdio(output);
+    if !open::is_stdio(input) && !to_stdout && same_file(input, output) {
         report(format_args!(
             "{}: input and output are the same file",
             output.display()
         ));
         return Ok(Outcome::Failed);
     }
-    // A tiled dataset (a directory holding `_tensor.json`) is reassembled whole.
-    let (name, size, mut source) = if let Some(dir) = input::dataset_dir(input) {
-        (dir.display().to_string(), 0, Source::dataset(dir))
-    } else {
-        let mut opened = match input::open(input) {
-            Ok(i) => i,
-            Err(e) => {
-                report(e);
-                return Ok(Outcome::Failed);
-            }
-        };
-        match Source::open(&mut opened, read_options, message_options, file_options) {
-            Ok(s) => (opened.name.clone(), opened.size(), s),
-            Err(e) => {
-                report(e);
-                return Ok(Outcome::Failed);
-            }
+    // The progress bar, made once the input's size is known; the parsers of text files
+    // draw on it as they go.
+    let bar: Mutex<Option<Progress>> = Mutex::new(None);
+    let draw = |done: u64, count: u64, stage: &str| {
+        if let Some(bar) = bar.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+            bar.update(done, count, stage);
+        }
+    };
+    let parsing = |done: u64| draw(done, 0, "parsing");
+    let input_options = input_options.with_progress(&parsing);
+    let opened = match open::open(input, &input_options) {
+        Ok(i) => i,
+        Err(e) => {
+            report(e);
+            return Ok(Outcome::Failed);
+        }
+    };
+    let (name, size) = (opened.name().to_string(), opened.size().unwrap_or(0));
+    let mut tensors = match opened.tensors() {
+        Ok(t) => t,
+        Err(e) => {
+            report(format_args!("{name}: {e}"));
+            return Ok(Outcome::Failed);
         }
     };
     let output_name = if to_stdout {
@@ -361,51 +368,39 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write) -> io::Result<Outcome> {
             }
         }
     };
-    let mut sink = Sink::new(
-        dest,
-        output,
-        &target,
-        read_options.limits.max_dense_elements,
-    );
+    let mut sink = Sink::new(dest, output, &target);
     let mut count = 0u64;
     let mut failure = None;
-    let bar = Mutex::new(Progress::new(size, progress));
-    let draw = |done: u64, count: u64, stage: &str| {
-        bar.lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .update(done, count, stage);
-    };
-    let parsing = |done: u64| draw(done, 0, "parsing");
-    let limits = read_options.limits;
+    *bar.lock().unwrap_or_else(PoisonError::into_inner) = Some(Progress::new(size, progress));
     let max_dense = limits.max_dense_elements;
     loop {
-        draw(source.consumed(), count, "reading");
-        let Some(item) = source.next(&limits, &parsing) else {
+        draw(tensors.consumed(), count, "reading");
+        let Some(item) = tensors.next() else {
             break;
         };
-        let entry = match item {
-            Ok(e) => e,
+        let tensor = match item {
+            Ok(t) => t,
             Err(e) => {
-                failure = Some(e.full(&name));
+                failure = Some(Failure::of(&e).full(&name));
                 break;
             }
         };
-        let at = entry.at();
-        if let Some(reason) = match &entry {
-            Entry::Decoded(m) => m
+        let at = tensor.origin().to_string();
+        if let Some(reason) = match &tensor {
+            InputTensor::Decoded(m) => m
                 .message
                 .as_tensor()
-                .and_then(|t| read::aliased_expansion(t, max_dense)),
-            Entry::Tensor { .. } => None,
+                .and_then(|t| dump::aliased_expansion(t, max_dense)),
+            _ => None,
         } {
             failure = Some(format!("{name}: {at}: cannot write it: {reason}"));
             break;
         }
-        let message = entry.into_message();
+        let message = tensor.into_message();
         let message = match &layout {
             None => Ok(message),
             Some((format, options)) => {
-                draw(source.consumed(), count, "converting");
+                draw(tensors.consumed(), count, "converting");
                 relayout(message, *format, options, max_dense)
             }
         };
@@ -416,7 +411,7 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write) -> io::Result<Outcome> {
                 break;
             }
         };
-        draw(source.consumed(), count, "writing");
+        draw(tensors.consumed(), count, "writing");
         if let Err(e) = sink.write(&message) {
             let hint = if matches!(
                 e.kind(),
@@ -433,7 +428,7 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write) -> io::Result<Outcome> {
             break;
         }
         count += 1;
-        draw(source.consumed(), count, "written");
+        draw(tensors.consumed(), count, "written");
     }
     let (failure, batches) = match failure {
         // Close the output before removing it.
@@ -447,9 +442,11 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write) -> io::Result<Outcome> {
         },
     };
     let stage = if failure.is_some() { "failed" } else { "done" };
-    bar.into_inner()
-        .unwrap_or_else(PoisonError::into_inner)
-        .finish(source.consumed(), count, stage);
+    let consumed = tensors.consumed();
+    drop(tensors);
+    if let Some(mut bar) = bar.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        bar.finish(consumed, count, stage);
+    }
     if let Some(f) = failure {
         report(f);
         if !to_stdout

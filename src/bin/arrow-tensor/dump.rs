@@ -1,9 +1,10 @@
 //! `dump`: every message as one JSON object per line.
 
 use crate::args::ReadArgs;
-use crate::input::{self, Entry, Source};
 use crate::json::{self, JsonNumber, Object};
-use crate::{read, report, Outcome};
+use crate::open::{self, Failure};
+use crate::{report, Outcome};
+use arrow_tensor_ipc::input::InputTensor;
 use arrow_tensor_ipc::{
     CooIndex, CooOrder, CustomMetadata, DecodedMessage, IndexArray, IndexVisitor, Message,
     NativeIndex, NativeValue, Scalar, SparseIndex, SparseTensor, Tensor, ValueType, ValueVisitor,
@@ -29,44 +30,61 @@ pub struct DumpArgs {
 
 /// Dumps the tensors of `args.file` (`-`: standard input) to `out`.
 pub fn run(args: &DumpArgs, out: &mut dyn Write) -> io::Result<Outcome> {
-    let (path, options) = (&args.file, args.read.options());
-    let mut opened = match input::open(path) {
+    let input = match open::open(&args.file, &args.read.input_options()) {
         Ok(i) => i,
         Err(e) => {
             report(e);
             return Ok(Outcome::Failed);
         }
     };
-    let mut source = match Source::open(
-        &mut opened,
-        options,
-        args.read.message_options(),
-        &args.read.file_options(),
-    ) {
-        Ok(s) => s,
+    let name = input.name().to_string();
+    let tensors = match input.tensors() {
+        Ok(t) => t,
         Err(e) => {
-            report(e);
+            report(format_args!("{name}: {e}"));
             return Ok(Outcome::Failed);
         }
     };
-    while let Some(item) = source.next(&options.limits, &|_| {}) {
+    for item in tensors {
         match item {
-            Ok(Entry::Decoded(m)) => writeln!(out, "{}", message(&m))?,
-            Ok(Entry::Tensor { at, message }) => writeln!(out, "{}", tensor_of(&at, &message))?,
+            Ok(InputTensor::Decoded(m)) => writeln!(out, "{}", message(&m))?,
+            Ok(t) => writeln!(out, "{}", tensor_of(&t.origin().to_string(), t.message()))?,
             Err(e) => {
+                let f = Failure::of(&e);
                 let mut o = Object::new();
-                match e.offset {
+                match f.offset {
                     Some(offset) => o.number("offset", offset),
-                    None => o.string("source", &e.at),
+                    None => o.string("source", &f.at),
                 }
-                o.string("error", &e.description);
+                o.string("error", &f.description);
                 writeln!(out, "{}", o.finish())?;
-                report(e.full(&opened.name));
+                report(f.full(&name));
                 return Ok(Outcome::Failed);
             }
         }
     }
     Ok(Outcome::Ok)
+}
+
+/// Refuses to enumerate a dense tensor whose strides alias (zero or overlapping strides:
+/// more logical elements than its buffer stores) when it has more than `limit` elements.
+///
+/// Such a tensor is valid (numpy broadcasting views look like this), but a message of a few
+/// hundred bytes may then describe 2^40 elements, and listing or re-encoding them all would
+/// exhaust memory. Tensors whose elements each have their own storage are always accepted:
+/// their size is bounded by the body that was read.
+pub fn aliased_expansion(t: &Tensor, limit: usize) -> Option<String> {
+    let width = t.value_type().byte_width();
+    let stored = t.data().len() / width;
+    (t.len() > stored && t.len() > limit).then(|| {
+        format!(
+            "{} elements with strides {:?} share a buffer of {} values; expanding more than \
+             {limit} elements of such a tensor is refused",
+            t.len(),
+            t.strides(),
+            stored
+        )
+    })
 }
 
 /// The `kind` key of a tensor.
@@ -134,7 +152,7 @@ fn header(o: &mut Object, value_type: ValueType, shape: &[usize], names: &[Strin
 fn tensor(o: &mut Object, t: &Tensor) {
     header(o, t.value_type(), t.shape(), t.dim_names());
     json::push_numbers(o.key("strides"), t.strides().iter().copied());
-    match read::aliased_expansion(t, MAX_DENSE_ELEMENTS) {
+    match aliased_expansion(t, MAX_DENSE_ELEMENTS) {
         None => tensor_values(o.key("values"), t),
         Some(reason) => {
             o.null("values");

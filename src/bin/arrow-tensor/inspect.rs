@@ -2,10 +2,14 @@
 //! of tensor messages, per tensor of a record batch, one for a file of one tensor).
 
 use crate::args::ReadArgs;
-use crate::input::{self, Entry, Source};
-use crate::{json, read, report, Outcome};
+use crate::open::{self, Failure};
+use crate::{json, report, Outcome};
+use arrow_tensor_ipc::formats::detect::FileKind;
+use arrow_tensor_ipc::formats::mtx;
+use arrow_tensor_ipc::input::{Input, InputTensor};
 use arrow_tensor_ipc::{
-    DecodedMessage, Framing, IndexArray, Message, SparseIndex, SparseTensor, Tensor,
+    DecodedMessage, Error, ErrorKind, Framing, IndexArray, Message, SparseIndex, SparseTensor,
+    Tensor, Validation,
 };
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -24,13 +28,14 @@ pub struct InspectArgs {
 /// Prints one line per tensor of every input (preceded by the input's name when there are
 /// several).
 pub fn run(args: &InspectArgs, out: &mut dyn Write) -> io::Result<Outcome> {
-    let (files, options) = (&args.files, args.read.options());
+    let files = &args.files;
+    let options = args.read.input_options();
     let mut outcome = Outcome::Ok;
     for path in files {
         if files.len() > 1 {
             writeln!(out, "{}:", path.display())?;
         }
-        let mut opened = match input::open(path) {
+        let input = match open::open(path, &options) {
             Ok(i) => i,
             Err(e) => {
                 report(e);
@@ -38,54 +43,111 @@ pub fn run(args: &InspectArgs, out: &mut dyn Write) -> io::Result<Outcome> {
                 continue;
             }
         };
-        if let (Some(format), Some(file)) = (opened.file_format(), opened.path()) {
-            match crate::files::describe(
-                format,
-                file,
-                &opened.name,
-                &options.limits,
-                options.validation,
-                tensor_line,
-            ) {
+        let name = input.name().to_string();
+        if input.kind().is_format_file() {
+            match describe(input, options.read_options.validation) {
                 Ok(l) => writeln!(out, "{l}")?,
                 Err(e) => {
-                    report(e);
+                    report(format_args!("{name}: {e}"));
                     outcome = Outcome::Failed;
                 }
             }
             continue;
         }
-        let mut source = match Source::open(
-            &mut opened,
-            options,
-            args.read.message_options(),
-            &args.read.file_options(),
-        ) {
-            Ok(s) => s,
+        let tensors = match input.tensors() {
+            Ok(t) => t,
             Err(e) => {
-                report(e);
+                report(format_args!("{name}: {e}"));
                 outcome = Outcome::Failed;
                 continue;
             }
         };
-        while let Some(item) = source.next(&options.limits, &|_| {}) {
+        for item in tensors {
             match item {
-                Ok(Entry::Decoded(m)) => writeln!(out, "{}", line(&m))?,
-                Ok(Entry::Tensor { at, message }) => {
-                    writeln!(out, "{at}: {}", tensor_line(&message))?
-                }
+                Ok(InputTensor::Decoded(m)) => writeln!(out, "{}", line(&m))?,
+                Ok(t) => writeln!(out, "{}: {}", t.origin(), tensor_line(t.message()))?,
                 Err(e) => {
-                    match e.offset {
-                        Some(offset) => writeln!(out, "@{offset}: error: {}", e.description)?,
-                        None => writeln!(out, "{}: error: {}", e.at, e.description)?,
+                    let f = Failure::of(&e);
+                    match f.offset {
+                        Some(offset) => writeln!(out, "@{offset}: error: {}", f.description)?,
+                        None => writeln!(out, "{}: error: {}", f.at, f.description)?,
                     }
-                    report(e.full(&opened.name));
+                    report(f.full(&name));
                     outcome = Outcome::Failed;
                 }
             }
         }
     }
     Ok(outcome)
+}
+
+/// The line of a file of a format: what the file declares (Matrix Market's header) and
+/// the tensor it holds; for an `.npz` bundle of named arrays, a line with the member count
+/// and one line per member (name, then the tensor). Errors do not name the input.
+fn describe(input: Input<'_>, validation: Validation) -> Result<String, String> {
+    let kind = input.kind();
+    let declared = match (kind, input.path()) {
+        (FileKind::MatrixMarket, Some(path)) => {
+            let mapped = open::map(path).map_err(|e| format!("cannot map: {e}"))?;
+            let h = mtx::read_header(
+                &mapped,
+                &mtx::ReadOptions::default().with_validation(validation),
+            )
+            .map_err(|e| e.to_string())?;
+            format!(
+                " ({:?} {:?} {:?}, {} x {}, {} entries stored)",
+                h.format, h.field, h.symmetry, h.rows, h.cols, h.entries
+            )
+            .to_lowercase()
+        }
+        _ => String::new(),
+    };
+    let messages = input
+        .tensors()
+        .and_then(|tensors| {
+            tensors
+                .map(|t| t.map(InputTensor::into_message))
+                .collect::<arrow_tensor_ipc::Result<Vec<Message>>>()
+        })
+        .map_err(|e| unplaced(&e))?;
+    let format = kind.name();
+    let bundle = kind == FileKind::Npz && messages.iter().all(|m| m.as_tensor().is_some());
+    if !bundle {
+        let lines: Vec<String> = messages.iter().map(tensor_line).collect();
+        return Ok(format!("{format} file{declared}: {}", lines.join("\n")));
+    }
+    let plural = if messages.len() == 1 {
+        "array"
+    } else {
+        "arrays"
+    };
+    let mut out = format!(
+        "{format} file (bundle of {} named {plural})",
+        messages.len()
+    );
+    for m in &messages {
+        let mut member = String::new();
+        json::push_str(&mut member, m.name().unwrap_or_default());
+        let _ = write!(out, "\nmember {member}: {}", tensor_line(m));
+    }
+    Ok(out)
+}
+
+/// The reader's error of a tensor of a file, without the place (the file is the input).
+fn unplaced(e: &Error) -> String {
+    match e.kind() {
+        ErrorKind::InputTensorFailed { source, .. } => source.to_string(),
+        _ => e.to_string(),
+    }
+}
+
+/// The largest power of two, up to 64, that divides `offset` (64 for offset 0).
+fn alignment(offset: u64) -> u64 {
+    if offset == 0 {
+        64
+    } else {
+        (1u64 << offset.trailing_zeros().min(6)).min(64)
+    }
 }
 
 /// `[2, 3]`
@@ -230,6 +292,6 @@ pub fn line(m: &DecodedMessage) -> String {
         meta = m.metadata_length,
         version = m.version.name(),
         body = m.body_length,
-        align = read::alignment(body_at),
+        align = alignment(body_at),
     )
 }

@@ -5,15 +5,16 @@
 //!
 //! # Inputs
 //!
-//! Every subcommand reads every kind of input, detected by content first and extension
-//! second ([`arrow_tensor_ipc::formats::detect`]): streams of tensor messages, Arrow IPC
-//! streams and files and Parquet files of record batches (each batch split into tensors:
-//! tensor columns or a COO table), Matrix Market `.mtx` (symmetric matrices expanded unless `convert
-//! --as-stored`), FROSTT `.tns` (`convert --shape` gives the shape, else the largest
-//! coordinates), NumPy `.npy` and `.npz` (scipy `save_npz` sparse bundles and numpy
-//! `savez` bundles of named arrays). An input of a kind the tool does not read (a zip
-//! archive without `.npy` members, HDF5, gzip, plain text, other binary data) is an error that names
-//! the kind.
+//! Every subcommand reads every kind of input through the library's
+//! [`arrow_tensor_ipc::input::Input`], detected by content first and extension second
+//! ([`arrow_tensor_ipc::formats::detect`]): streams of tensor messages, Arrow IPC streams
+//! and files and Parquet files of record batches (each batch split into tensors: tensor
+//! columns or a COO table), tiled datasets (a directory holding `_tensor.json`), Matrix
+//! Market `.mtx` (symmetric matrices expanded unless `convert --as-stored`), FROSTT `.tns`
+//! (`convert --shape` gives the shape, else the largest coordinates), NumPy `.npy` and
+//! `.npz` (scipy `save_npz` sparse bundles and numpy `savez` bundles of named arrays). An
+//! input of a kind the tool does not read (a zip archive without `.npy` members, HDF5,
+//! gzip, plain text, other binary data) is an error that names the kind.
 //!
 //! `-` is standard input (and, for `convert`, standard output): `producer | arrow-tensor
 //! convert - - --to csr | consumer`. Tensor messages and Arrow IPC streams on standard
@@ -102,12 +103,10 @@
 mod args;
 mod convert;
 mod dump;
-mod files;
-mod input;
 mod inspect;
 mod json;
+mod open;
 mod progress;
-mod read;
 mod tile;
 mod validate;
 
@@ -176,7 +175,7 @@ fn report(message: impl std::fmt::Display) {
 
 /// Refuses standard input named more than once (it can be read only once).
 fn stdin_once(files: &[PathBuf]) -> Result<(), Outcome> {
-    if files.iter().filter(|f| input::is_stdio(f)).count() > 1 {
+    if files.iter().filter(|f| open::is_stdio(f)).count() > 1 {
         report("`-` (standard input) is given more than once");
         return Err(Outcome::Failed);
     }

@@ -11,14 +11,13 @@
 //! the buffers count); a COO table in several record batches is one tensor.
 
 use crate::args::ReadArgs;
-use crate::files::FileOptions;
-use crate::input::{self, Entry, Source};
+use crate::open::{self, Failure};
 use crate::{report, Outcome};
 use arrow_tensor_ipc::dataset::{DatasetWriteOptions, DatasetWriter, Manifest};
-use arrow_tensor_ipc::formats::{self, detect::FileKind, mtx, tns, EntryChunks};
+use arrow_tensor_ipc::formats::{detect::FileKind, mtx, tns, EntryChunks};
+use arrow_tensor_ipc::input::{Input, InputOptions};
 use arrow_tensor_ipc::record_batch::MessageOptions;
-use arrow_tensor_ipc::TensorInfo;
-use arrow_tensor_ipc::{Message, ReadOptions, SparseFormat};
+use arrow_tensor_ipc::{Message, SparseFormat, TensorInfo, TensorOrigin};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -60,22 +59,26 @@ impl TileArgs {
     /// The job the arguments describe; an error names a flag whose value is not valid.
     fn job(self) -> Result<TileJob, String> {
         let memory = parse_size(&self.memory).map_err(|e| format!("--memory: {e}"))?;
-        let read_options = self.read.options();
+        let mut batch_options = MessageOptions::default();
+        if let Some(c) = self.column {
+            batch_options = batch_options.with_column(c);
+        }
+        let mut input_options = self
+            .read
+            .input_options()
+            .with_batch_options(batch_options)
+            .with_threads(self.threads)
+            .with_expand_symmetry(!self.as_stored);
+        if let Some(shape) = self.shape {
+            input_options = input_options.with_shape(shape);
+        }
         Ok(TileJob {
             input: self.input,
             dir: self.dir,
             tile_shape: self.tile_shape,
             memory,
             threads: self.threads,
-            file_options: FileOptions {
-                as_stored: self.as_stored,
-                shape: self.shape,
-                threads: self.threads,
-                validation: read_options.validation,
-                ..FileOptions::default()
-            },
-            read_options,
-            column: self.column,
+            input_options,
         })
     }
 }
@@ -92,12 +95,9 @@ pub struct TileJob {
     pub memory: usize,
     /// Threads (0: one per core).
     pub threads: usize,
-    /// How input files are read (FROSTT shape, Matrix Market symmetry, validation).
-    pub file_options: FileOptions,
-    /// The read options (validation, limits).
-    pub read_options: ReadOptions,
-    /// The tensor column of a record-batch input with several.
-    pub column: Option<String>,
+    /// How the input is read (validation, limits, the tensor column of a record-batch
+    /// input, FROSTT shape, Matrix Market symmetry, threads).
+    pub input_options: InputOptions<'static>,
 }
 
 /// Parses a byte size: `123`, `64K`, `16M`, `2G` (powers of 1024; a trailing `B` or `iB`
@@ -132,26 +132,27 @@ pub fn run(args: TileArgs, out: &mut dyn Write) -> io::Result<Outcome> {
             return Ok(Outcome::Failed);
         }
     };
-    let mut opened = match input::open(&job.input) {
+    let input = match open::open(&job.input, &job.input_options) {
         Ok(i) => i,
         Err(e) => {
             report(e);
             return Ok(Outcome::Failed);
         }
     };
-    let name = opened.name.clone();
+    let name = input.name().to_string();
     let options = DatasetWriteOptions::default()
         .with_memory(job.memory)
         .with_threads(job.threads);
-    let result = match (opened.kind, opened.path().map(Path::to_path_buf)) {
+    let kind = input.kind();
+    let result = match (kind, input.path().map(Path::to_path_buf)) {
         (FileKind::MatrixMarket | FileKind::Frostt, Some(path)) => {
-            match text_chunks(opened.kind, &path, &job, None) {
-                Ok(Some(chunks)) => tile_text(chunks, opened.kind, &path, &job, &options),
-                Ok(None) => tile_source(&mut opened, &job, &options),
+            match text_chunks(kind, &path, &job, None) {
+                Ok(Some(chunks)) => tile_text(chunks, kind, &path, &job, &options),
+                Ok(None) => tile_tensors(input, &job, &options),
                 Err(e) => Err(e),
             }
         }
-        _ => tile_source(&mut opened, &job, &options),
+        _ => tile_tensors(input, &job, &options),
     };
     match result {
         Ok(m) => {
@@ -182,17 +183,9 @@ fn text_chunks(
     job: &TileJob,
     shape: Option<Vec<usize>>,
 ) -> Result<Option<EntryChunks>, String> {
-    #[allow(unsafe_code)]
-    // SAFETY: the CLI's contract (stated in its help and the README): input files are not
-    // modified or truncated while a command reads them.
-    let data =
-        unsafe { arrow_tensor_ipc::map_file(path) }.map_err(|e| format!("cannot map: {e}"))?;
-    let mut o = formats::ReadOptions::default()
-        .with_limits(job.read_options.limits)
-        .with_threads(job.threads)
-        .with_validation(job.file_options.validation)
-        .with_expand_symmetry(!job.file_options.as_stored);
-    if let Some(s) = shape.or_else(|| job.file_options.shape.clone()) {
+    let data = open::map(path).map_err(|e| format!("cannot map: {e}"))?;
+    let mut o = job.input_options.format_options();
+    if let Some(s) = shape {
         o = o.with_shape(s);
     }
     // Batches of about 1/16 of the budget (the parser holds a few at once).
@@ -263,30 +256,20 @@ fn dataset_error(dir: &Path, e: arrow_tensor_ipc::Error) -> String {
 
 /// Tiles the tensors of any other input (one tensor; a COO table's record batches are
 /// parts of one tensor).
-fn tile_source(
-    opened: &mut input::Input,
+fn tile_tensors(
+    input: Input<'_>,
     job: &TileJob,
     options: &DatasetWriteOptions,
 ) -> Result<Manifest, String> {
-    let limits = job.read_options.limits;
-    let mut message_options = MessageOptions::default().with_limits(limits);
-    if let Some(c) = &job.column {
-        message_options = message_options.with_column(c.clone());
-    }
-    let mut source = Source::open(opened, job.read_options, message_options, &job.file_options)?;
+    let tensors = input.tensors().map_err(|e| e.to_string())?;
     let mut writer: Option<DatasetWriter> = None;
     let mut first_at = String::new();
-    while let Some(item) = source.next(&limits, &|_| {}) {
-        let entry = item.map_err(|e| {
-            if e.at.is_empty() {
-                e.description
-            } else {
-                format!("{}: {}", e.at, e.description)
-            }
-        })?;
-        let at = entry.at();
-        let batch_part = matches!(entry, Entry::Tensor { .. }) && at.starts_with("record batch");
-        let message = entry.into_message();
+    for item in tensors {
+        let tensor = item.map_err(|e| Failure::of(&e).placed())?;
+        let origin = tensor.origin();
+        let at = origin.to_string();
+        let batch_part = matches!(origin, TensorOrigin::Batch { .. });
+        let message = tensor.into_message();
         let w = match &mut writer {
             Some(w) => {
                 if !batch_part {

@@ -1,11 +1,11 @@
 //! `validate`: read every tensor of every input, one summary line per input.
 
 use crate::args::ReadArgs;
-use crate::input::{self, Source};
-use crate::read::FileMessages;
+use crate::open::{self, Failure};
 use crate::{report, Outcome};
 use arrow_tensor_ipc::formats::detect::FileKind;
-use arrow_tensor_ipc::{Message, ReadOptions, Validation};
+use arrow_tensor_ipc::input::InputTensors;
+use arrow_tensor_ipc::{Message, Validation};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -29,34 +29,28 @@ pub struct ValidateArgs {
 
 /// Validates every input; `Failed` when any is unreadable or holds an invalid tensor.
 pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> io::Result<Outcome> {
-    let (files, options) = (&args.files, args.read.options());
+    let files = &args.files;
+    let options = args.read.input_options();
     let mut outcome = Outcome::Ok;
     for path in files {
-        let name = path.display();
-        let mut opened = match input::open(path) {
+        let input = match open::open(path, &options) {
             Ok(i) => i,
             Err(e) => {
-                writeln!(out, "{name}: unreadable")?;
+                writeln!(out, "{}: unreadable", path.display())?;
                 report(e);
                 outcome = Outcome::Failed;
                 continue;
             }
         };
-        let name = &opened.name.clone();
-        let source = Source::open(
-            &mut opened,
-            options,
-            args.read.message_options(),
-            &args.read.file_options(),
-        );
-        let ok = match source {
+        let (name, kind) = (input.name().to_string(), input.kind());
+        let ok = match input.tensors() {
             Err(e) => {
                 writeln!(out, "{name}: unreadable")?;
-                report(e);
+                report(format_args!("{name}: {e}"));
                 false
             }
-            Ok(Source::Messages(messages)) => messages_of(name, messages, out)?,
-            Ok(source) => tensors_of(name, opened.kind, source, options, out)?,
+            Ok(tensors) if kind == FileKind::TensorMessages => messages_of(&name, tensors, out)?,
+            Ok(tensors) => tensors_of(&name, kind, tensors, options.read_options.validation, out)?,
         };
         if !ok {
             outcome = Outcome::Failed;
@@ -66,28 +60,35 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> io::Result<Outcome> {
 }
 
 /// The summary of a stream of tensor messages (what follows the last message included).
-fn messages_of(name: &str, mut messages: FileMessages, out: &mut dyn Write) -> io::Result<bool> {
-    let failure = messages.by_ref().find_map(Result::err);
-    let count = messages.decoded();
+fn messages_of(
+    name: &str,
+    mut messages: InputTensors<'_>,
+    out: &mut dyn Write,
+) -> io::Result<bool> {
+    let mut count = 0u64;
+    let failure = messages.by_ref().find_map(|m| match m {
+        Ok(_) => {
+            count += 1;
+            None
+        }
+        Err(e) => Some(e),
+    });
     let noun = |n| plural(n, "message", "messages");
     if let Some(e) = failure {
+        let f = Failure::of(&e);
         writeln!(
             out,
-            "{name}: INVALID (message at byte {} after {count} valid {})",
-            e.offset,
+            "{name}: INVALID ({} after {count} valid {})",
+            f.at,
             noun(count)
         )?;
-        report(format_args!(
-            "{name}: message at byte {}: {}",
-            e.offset,
-            e.description()
-        ));
+        report(f.full(name));
         return Ok(false);
     }
     let mut notes = String::new();
     match messages.ending() {
-        Ok(ending) => {
-            if ending.eos_len == 0 {
+        Ok(Some(ending)) => {
+            if ending.end_marker == 0 {
                 notes.push_str(" (no end-of-stream marker)");
             }
             if ending.trailing > 0 {
@@ -97,13 +98,14 @@ fn messages_of(name: &str, mut messages: FileMessages, out: &mut dyn Write) -> i
                 ));
             }
         }
+        Ok(None) => {}
         Err(e) => {
             writeln!(
                 out,
                 "{name}: unreadable after {count} valid {}",
                 noun(count)
             )?;
-            report(format_args!("{name}: cannot read: {e}"));
+            report(format_args!("{name}: {e}"));
             return Ok(false);
         }
     }
@@ -116,35 +118,38 @@ fn messages_of(name: &str, mut messages: FileMessages, out: &mut dyn Write) -> i
 fn tensors_of(
     name: &str,
     kind: FileKind,
-    mut source: Source,
-    options: ReadOptions,
+    tensors: InputTensors<'_>,
+    validation: Validation,
     out: &mut dyn Write,
 ) -> io::Result<bool> {
     let noun = |n| plural(n, "tensor", "tensors");
     let mut count = 0u64;
-    while let Some(item) = source.next(&options.limits, &|_| {}) {
-        let checked = item.and_then(|entry| match (entry.message(), options.validation) {
-            (Message::SparseTensor(s), Validation::Strict) => {
-                s.check_contents().map_err(|e| input::EntryError {
-                    offset: None,
-                    at: entry.at(),
-                    description: e.to_string(),
-                })
-            }
-            _ => Ok(()),
-        });
-        if let Err(e) = checked {
-            let at = if e.at.is_empty() {
+    for item in tensors {
+        let checked = match item {
+            Err(e) => Err(Failure::of(&e)),
+            Ok(tensor) => match (tensor.message(), validation) {
+                (Message::SparseTensor(s), Validation::Strict) => {
+                    s.check_contents().map_err(|e| Failure {
+                        offset: None,
+                        at: tensor.origin().to_string(),
+                        description: e.to_string(),
+                    })
+                }
+                _ => Ok(()),
+            },
+        };
+        if let Err(f) = checked {
+            let at = if f.at.is_empty() {
                 String::new()
             } else {
-                format!("{} ", e.at)
+                format!("{} ", f.at)
             };
             writeln!(
                 out,
                 "{name}: INVALID ({at}after {count} valid {})",
                 noun(count)
             )?;
-            report(e.full(name));
+            report(f.full(name));
             return Ok(false);
         }
         count += 1;

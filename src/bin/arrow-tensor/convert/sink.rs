@@ -1,10 +1,10 @@
 //! Where `convert` writes: tensor messages, record batches in an Arrow IPC stream or
 //! file or a Parquet file, or a file of `arrow_tensor_ipc::formats`.
 
-use crate::files::{self, FileOptions};
+use super::file_writer::FileWriter;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use arrow_tensor_ipc::formats::FileFormat;
+use arrow_tensor_ipc::formats::{self, detect::FileKind};
 use arrow_tensor_ipc::record_batch::{
     BatchBuilder, BatchWriter, FixedShapeOptions, IpcWriteOptions, IpcWriter, ParquetWriteOptions,
     ParquetWriter, TableFormat,
@@ -22,8 +22,8 @@ pub enum Target {
     /// Record batches of a table format, as an Arrow IPC stream or file.
     Table(TableFormat, FixedShapeOptions),
     /// One tensor in a file of `arrow_tensor_ipc::formats` (Matrix Market, FROSTT, `.npy`,
-    /// `.npz`).
-    File(FileFormat, FileOptions),
+    /// `.npz`), written with these options.
+    File(FileKind, formats::WriteOptions),
     /// Record batches of a table format in a Parquet file; `None`: a COO table when the
     /// first message is sparse, a fixed-shape tensor column when it is dense.
     Parquet(Option<TableFormat>, FixedShapeOptions),
@@ -40,7 +40,7 @@ type OpenBatches<'a> =
 pub enum Sink<'a> {
     Messages(MessageWriter<Out<'a>>),
     /// A file of one tensor, or an `.npz` bundle of dense tensors.
-    File(files::FileWriter),
+    File(FileWriter),
     /// Record batches of a table format in an Arrow IPC stream or file, or a Parquet file.
     Batches {
         /// `None` until the first message chooses the table format (when not given).
@@ -63,7 +63,7 @@ pub enum Dest<'a> {
 }
 
 impl<'a> Sink<'a> {
-    pub fn new(dest: Dest<'a>, output: &Path, target: &Target, max_dense: usize) -> Sink<'a> {
+    pub fn new(dest: Dest<'a>, output: &Path, target: &Target) -> Sink<'a> {
         let buffered = |dest, capacity| -> Out<'a> {
             let inner: Box<dyn Write + 'a> = match dest {
                 Dest::File(f) => Box::new(f),
@@ -94,7 +94,7 @@ impl<'a> Sink<'a> {
                 batches(Some(*format), options, None, open)
             }
             (Target::File(format, options), Dest::File(file)) => {
-                Sink::File(files::FileWriter::new(*format, file, options, max_dense))
+                Sink::File(FileWriter::new(*format, file, options))
             }
             (Target::Parquet(format, fixed), Dest::File(file)) => {
                 let sync = file.try_clone().ok();
