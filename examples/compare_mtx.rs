@@ -164,39 +164,39 @@ fn main() {
         mtx::write(
             &[Message::SparseTensor(m.clone())],
             file,
-            &mtx::WriteOptions::default(),
+            &mtx::MtxWriteOptions::default(),
         )
         .expect("write mtx");
         let t3 = rank3(&m);
         tns::write(
             &[Message::SparseTensor(t3)],
             std::fs::File::create(&tns).expect("create"),
-            &tns::WriteOptions::default(),
+            &tns::TnsWriteOptions::default(),
         )
         .expect("write tns");
         drop(m);
 
         let read_mtx = || {
             let bytes = unsafe { arrow_tensor_ipc::map_file(&mtx) }.expect("map");
-            mtx::read(bytes, &mtx::ReadOptions::default()).expect("parse")
+            mtx::read(bytes, &mtx::MtxReadOptions::default()).expect("parse")
         };
         let read_s = best(reps, read_mtx);
         let read_small_s = small_pages(|| best(reps, read_mtx));
         let in_memory = arrow_buffer::Buffer::from_vec(std::fs::read(&mtx).expect("read"));
         let parse_s = best(reps, || {
-            mtx::read(in_memory.clone(), &mtx::ReadOptions::default()).expect("parse")
+            mtx::read(in_memory.clone(), &mtx::MtxReadOptions::default()).expect("parse")
         });
         drop(in_memory);
         let message = read_mtx();
         let out = dir.join(format!("ours_{nnz}.mtx"));
         let write_s = best(reps, || {
             let f = std::fs::File::create(&out).expect("create");
-            mtx::write(&message, f, &mtx::WriteOptions::default()).expect("write")
+            mtx::write(&message, f, &mtx::MtxWriteOptions::default()).expect("write")
         });
         drop(message);
         let read_tns = || {
             let bytes = unsafe { arrow_tensor_ipc::map_file(&tns) }.expect("map");
-            tns::read(bytes, &tns::ReadOptions::default()).expect("parse")
+            tns::read(bytes, &tns::TnsReadOptions::default()).expect("parse")
         };
         let tns_read_s = best(reps, read_tns);
         let tns_read_small_s = small_pages(|| best(reps, read_tns));
@@ -204,7 +204,7 @@ fn main() {
         let tns_out = dir.join(format!("ours_{nnz}.tns"));
         let tns_write_s = best(reps, || {
             let f = std::fs::File::create(&tns_out).expect("create");
-            tns::write(&tensor, f, &tns::WriteOptions::default()).expect("write")
+            tns::write(&tensor, f, &tns::TnsWriteOptions::default()).expect("write")
         });
         drop(tensor);
 

@@ -115,12 +115,12 @@ fn main() {
     }
     let dir = root().join("target/compare_npz");
     std::fs::create_dir_all(&dir).expect("create target/compare_npz");
-    let read_options = npz::ReadOptions::default().with_limits(Limits::default());
-    let npy_options = npy::ReadOptions::default().with_limits(Limits::default());
+    let read_options = npz::NpzReadOptions::default().with_limits(Limits::default());
+    let npy_options = npy::NpyReadOptions::default().with_limits(Limits::default());
 
     let t = csr(nnz);
     for compressed in [false, true] {
-        let options = npz::WriteOptions::default().with_compressed(compressed);
+        let options = npz::NpzWriteOptions::default().with_compressed(compressed);
         let t = [Message::from(t.clone())];
         let mut file = Cursor::new(Vec::new());
         npz::write(&t, &mut file, &options).expect("npz::write");
@@ -162,7 +162,7 @@ fn main() {
     .expect("a tensor");
     let mut bytes = Vec::new();
     let dense = [Message::from(dense)];
-    npy::write(&dense, &mut bytes, &npy::WriteOptions::default()).expect("npy::write");
+    npy::write(&dense, &mut bytes, &npy::NpyWriteOptions::default()).expect("npy::write");
     let path = dir.join(format!("f64_{npy_mib}mib.npy"));
     std::fs::write(&path, &bytes).expect("write the file");
     let py = python_times("time-npy", &path, reps);
@@ -190,7 +190,7 @@ fn main() {
     );
     let write_s = best(reps, || {
         let mut out = Vec::new();
-        npy::write(&dense, &mut out, &npy::WriteOptions::default()).expect("npy::write");
+        npy::write(&dense, &mut out, &npy::NpyWriteOptions::default()).expect("npy::write");
         black_box(out);
     });
     row(

@@ -29,7 +29,7 @@ pub fn file_formats(data: &[u8]) {
     match which % 4 {
         0 => {
             let read = |threads: usize, bytes: &[u8]| {
-                let o = mtx::ReadOptions::default()
+                let o = mtx::MtxReadOptions::default()
                     .with_limits(limits)
                     .with_threads(threads);
                 mtx::read(bytes, &o)
@@ -37,7 +37,7 @@ pub fn file_formats(data: &[u8]) {
             let one = read(1, file);
             let two = read(2, file);
             assert_eq!(one.is_ok(), two.is_ok(), "threads disagree");
-            let o = mtx::ReadOptions::default()
+            let o = mtx::MtxReadOptions::default()
                 .with_limits(limits)
                 .with_chunk_entries(3);
             if let Ok(chunks) = mtx::read_chunks(file, &o) {
@@ -54,7 +54,7 @@ pub fn file_formats(data: &[u8]) {
             }
             if let Ok(m) = one {
                 let mut out = Vec::new();
-                if mtx::write(&m, &mut out, &mtx::WriteOptions::default()).is_ok() {
+                if mtx::write(&m, &mut out, &mtx::MtxWriteOptions::default()).is_ok() {
                     let again = read(1, &out);
                     assert!(again.is_ok(), "our .mtx does not read back: {again:?}");
                 }
@@ -62,7 +62,7 @@ pub fn file_formats(data: &[u8]) {
         }
         1 => {
             let read = |threads: usize, bytes: &[u8]| {
-                let o = tns::ReadOptions::default()
+                let o = tns::TnsReadOptions::default()
                     .with_limits(limits)
                     .with_threads(threads);
                 tns::read(bytes, &o)
@@ -70,7 +70,7 @@ pub fn file_formats(data: &[u8]) {
             let one = read(1, file);
             let two = read(2, file);
             assert_eq!(one.is_ok(), two.is_ok(), "threads disagree");
-            let o = tns::ReadOptions::default()
+            let o = tns::TnsReadOptions::default()
                 .with_limits(limits)
                 .with_chunk_entries(3);
             if let Ok(chunks) = tns::read_chunks(file, &o) {
@@ -87,8 +87,8 @@ pub fn file_formats(data: &[u8]) {
                     .map(|t| t.shape().to_vec())
                     .unwrap_or_default();
                 let mut out = Vec::new();
-                if tns::write(&m, &mut out, &tns::WriteOptions::default()).is_ok() {
-                    let o = tns::ReadOptions::default()
+                if tns::write(&m, &mut out, &tns::TnsWriteOptions::default()).is_ok() {
+                    let o = tns::TnsReadOptions::default()
                         .with_limits(limits)
                         .with_shape(shape);
                     let again = tns::read(&out[..], &o);
@@ -97,10 +97,10 @@ pub fn file_formats(data: &[u8]) {
             }
         }
         2 => {
-            let o = npy::ReadOptions::default().with_limits(limits);
+            let o = npy::NpyReadOptions::default().with_limits(limits);
             if let Ok(m) = npy::read(file, &o) {
                 let mut out = Vec::new();
-                if npy::write(&m, &mut out, &npy::WriteOptions::default()).is_ok() {
+                if npy::write(&m, &mut out, &npy::NpyWriteOptions::default()).is_ok() {
                     match npy::read(out, &o) {
                         Ok(back) => assert!(
                             back[0]
@@ -116,10 +116,10 @@ pub fn file_formats(data: &[u8]) {
         }
         _ => {
             // Both kinds of archive (scipy sparse bundles, bundles of named arrays).
-            let o = npz::ReadOptions::default().with_limits(limits);
+            let o = npz::NpzReadOptions::default().with_limits(limits);
             if let Ok(ms) = npz::read(file, &o) {
                 let mut out = std::io::Cursor::new(Vec::new());
-                if npz::write(&ms, &mut out, &npz::WriteOptions::default()).is_ok() {
+                if npz::write(&ms, &mut out, &npz::NpzWriteOptions::default()).is_ok() {
                     match npz::read(out.into_inner(), &o) {
                         Ok(back) => assert_eq!(back.len(), ms.len(), "our archive lost members"),
                         Err(e) => panic!("our .npz does not read back: {e}"),

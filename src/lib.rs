@@ -44,18 +44,25 @@
 //! - Constructors take shapes as `impl AsRef<[usize]>` (an array, a slice or a `Vec`) and
 //!   are fallible: every `Tensor` and `SparseTensor` constructor, and every index
 //!   constructor, returns a [`Result`] after checking what it is given.
-//! - Every file format has the same two functions and two options types:
-//!   `formats::<fmt>::read(data, &ReadOptions) -> Result<Vec<Message>>` (one message for
-//!   most files, several for a bundle) and
-//!   `formats::<fmt>::write(&[Message], out, &WriteOptions)`; `formats::read_path` and
-//!   `formats::write_path` pick the format from the file's content and name.
+//! - Every file format has the same two functions and two options types, named for the
+//!   format: `formats::mtx::read(data, &MtxReadOptions) -> Result<Vec<Message>>` (one
+//!   message for most files, several for a bundle) and
+//!   `formats::mtx::write(&[Message], out, &MtxWriteOptions)`, likewise `tns`, `npy` and
+//!   `npz`; `formats::read_path` and `formats::write_path` (with `FileReadOptions` and
+//!   `FileWriteOptions`) pick the format from the file's content and name. Every options
+//!   type has a name of its own: `ReadOptions` and `WriteOptions` are the messages'.
 //! - Options structs are `#[non_exhaustive]`: start from `Default` (or a named preset such
 //!   as [`ReadOptions::strict`]) and change fields with `with_*` setters. Options of readers
 //!   carry [`Limits`], the bounds on what untrusted input may make the crate allocate.
 //! - An operation with options has a short form with the defaults and a `_with` form that
 //!   takes them: [`SparseTensor::to_dense`] / [`SparseTensor::to_dense_with`] (one
-//!   implementation, [`convert::to_dense`]), `to_ndarray` / `to_ndarray_with`; conversions
-//!   take [`ConvertOptions`], which carries [`Limits`] and a thread count.
+//!   implementation, [`convert::to_dense`]), [`Tensor::to_sparse`] /
+//!   [`Tensor::to_sparse_with`] ([`convert::to_sparse`]), `to_ndarray` / `to_ndarray_with`,
+//!   and the record-batch conversions (`coo_table_to_sparse_with`, ...); conversions take
+//!   [`ConvertOptions`], which carries [`Limits`] and a thread count.
+//! - Readers are `new(source, &Options)` (with `open(path, ..)` and `unsafe open_mmap(path,
+//!   ..)` where a file applies); writers are `new(sink, .., &Options)` with `write` and
+//!   `finish`; the record-batch writers share the trait `record_batch::BatchWriter`.
 //! - Errors are data: [`Error::kind`] says what went wrong as an [`ErrorKind`] with fields,
 //!   and [`Error::position`] says where as a [`Position`] (message offset, file line or
 //!   archive member, record batch, column and row).

@@ -1352,7 +1352,7 @@ fn npz_bundles_convert_both_ways_and_inspect_lists_members() {
     npz::write(
         &members,
         &mut npz,
-        &npz::WriteOptions::default().with_compressed(true),
+        &npz::NpzWriteOptions::default().with_compressed(true),
     )
     .unwrap();
     let bundle = TempFile::with_ext("bundle", "npz");
@@ -1413,7 +1413,7 @@ fn npz_bundles_convert_both_ways_and_inspect_lists_members() {
     let again = TempFile::with_ext("bundle-again", "npz");
     let out = run(&["convert", &arrows.name(), &again.name()], &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let back = npz::read(again.bytes(), &npz::ReadOptions::default()).unwrap();
+    let back = npz::read(again.bytes(), &npz::NpzReadOptions::default()).unwrap();
     assert_eq!(back.len(), 3);
     for (b, m) in back.iter().zip(&members) {
         assert_eq!(b.name(), m.name());
@@ -1434,7 +1434,7 @@ fn npz_bundles_convert_both_ways_and_inspect_lists_members() {
         &[],
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let back = npz::read(npz2.bytes(), &npz::ReadOptions::default()).unwrap();
+    let back = npz::read(npz2.bytes(), &npz::NpzReadOptions::default()).unwrap();
     let names: Vec<_> = back.iter().map(|m| m.name().unwrap()).collect();
     assert_eq!(names, ["arr_0", "arr_1"]);
     let mixed = write_file(

@@ -58,7 +58,7 @@ fn s(p: &Path) -> &str {
 
 /// The one tensor of a file the crate reads, as a dense tensor.
 fn dense_of(path: &Path) -> Tensor {
-    let ms = read_path(path, &formats::ReadOptions::default()).unwrap();
+    let ms = read_path(path, &formats::FileReadOptions::default()).unwrap();
     assert_eq!(ms.len(), 1);
     match &ms[0] {
         Message::Tensor(t) => t.clone(),
@@ -134,7 +134,12 @@ fn text_files_round_trip_through_tiles() {
     for (shape, tile) in [(&[9usize, 8, 7][..], "4,4,4"), (&[5, 6, 7, 3], "2,6,3,1")] {
         let t = random_coo(shape, 150, shape.len() as u64);
         let tns = dir.join(&format!("t{}.tns", shape.len()));
-        write_path(&tns, &[t.clone().into()], &formats::WriteOptions::default()).unwrap();
+        write_path(
+            &tns,
+            &[t.clone().into()],
+            &formats::FileWriteOptions::default(),
+        )
+        .unwrap();
         let shape_arg = shape
             .iter()
             .map(|d| d.to_string())
@@ -255,7 +260,7 @@ fn messages_npy_coo_tables_and_parquet_round_trip_in_their_layouts() {
     write_path(
         &npy,
         &[dense.clone().into()],
-        &formats::WriteOptions::default(),
+        &formats::FileWriteOptions::default(),
     )
     .unwrap();
     let table = dir.join("t.arrow");

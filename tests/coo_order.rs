@@ -439,7 +439,7 @@ fn file_writers_honour_the_order() {
     )
     .unwrap();
     assert_eq!(tns, tns_rm);
-    let back = tns::read(&tns[..], &tns::ReadOptions::default()).unwrap();
+    let back = tns::read(&tns[..], &tns::TnsReadOptions::default()).unwrap();
     let back = back[0].as_sparse().unwrap();
     assert_eq!(back.shape(), &[3, 4]);
     let as_f64: Vec<f64> = expected.iter().map(|&v| v as f64).collect();
@@ -450,18 +450,18 @@ fn file_writers_honour_the_order() {
     mtx::write(
         &[Message::SparseTensor(cm.clone())],
         &mut mtx,
-        &mtx::WriteOptions::default(),
+        &mtx::MtxWriteOptions::default(),
     )
     .unwrap();
     let mut mtx_rm = Vec::new();
     mtx::write(
         &[Message::SparseTensor(rm.clone())],
         &mut mtx_rm,
-        &mtx::WriteOptions::default(),
+        &mtx::MtxWriteOptions::default(),
     )
     .unwrap();
     assert_eq!(mtx, mtx_rm);
-    let back = mtx::read(&mtx[..], &mtx::ReadOptions::default()).unwrap();
+    let back = mtx::read(&mtx[..], &mtx::MtxReadOptions::default()).unwrap();
     let back = back[0].as_sparse().unwrap();
     let as_i64: Vec<i64> = expected.iter().map(|&v| v as i64).collect();
     assert_eq!(back.to_dense().unwrap().to_vec::<i64>().unwrap(), as_i64);
@@ -471,10 +471,10 @@ fn file_writers_honour_the_order() {
     npz::write(
         &[Message::from(cm.clone())],
         &mut npz,
-        &npz::WriteOptions::default(),
+        &npz::NpzWriteOptions::default(),
     )
     .unwrap();
-    let back = npz::read(npz.into_inner(), &npz::ReadOptions::default()).unwrap();
+    let back = npz::read(npz.into_inner(), &npz::NpzReadOptions::default()).unwrap();
     let back = back[0].as_sparse().unwrap().clone();
     assert_eq!(dense_of(&back), expected);
     assert!(back.content_eq(&rm), "npz: {back:?}");

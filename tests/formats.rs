@@ -31,8 +31,8 @@ fn every_format_round_trips_by_path() {
     let sparse = [Message::from(csr())];
     for name in ["m.mtx", "m.tns", "m.npy", "m.npz"] {
         let path = scratch(name);
-        formats::write_path(&path, &sparse, &formats::WriteOptions::default()).unwrap();
-        let back = formats::read_path(&path, &formats::ReadOptions::default()).unwrap();
+        formats::write_path(&path, &sparse, &formats::FileWriteOptions::default()).unwrap();
+        let back = formats::read_path(&path, &formats::FileReadOptions::default()).unwrap();
         assert_eq!(back.len(), 1, "{name}");
         let dense = match &back[0] {
             Message::Tensor(t) => t.clone(),
@@ -50,9 +50,9 @@ fn every_format_round_trips_by_path() {
         Message::from(a),
     ];
     let path = scratch("bundle.npz");
-    let o = formats::WriteOptions::default().with_compressed(true);
+    let o = formats::FileWriteOptions::default().with_compressed(true);
     formats::write_path(&path, &named, &o).unwrap();
-    let back = formats::read_path(&path, &formats::ReadOptions::default()).unwrap();
+    let back = formats::read_path(&path, &formats::FileReadOptions::default()).unwrap();
     let names: Vec<_> = back.iter().map(|m| m.name().unwrap()).collect();
     assert_eq!(names, ["a", "arr_0"]);
 }
@@ -65,7 +65,7 @@ fn content_comes_before_the_extension() {
     let mut bytes = Vec::new();
     formats::npy::write(&[Message::from(t.clone())], &mut bytes, &Default::default()).unwrap();
     std::fs::write(&npy, &bytes).unwrap();
-    let back = formats::read_path(&npy, &formats::ReadOptions::default()).unwrap();
+    let back = formats::read_path(&npy, &formats::FileReadOptions::default()).unwrap();
     assert!(back[0].as_tensor().unwrap().content_eq(&t));
     assert_eq!(detect(&bytes, None), FileKind::Npy);
 
@@ -75,30 +75,30 @@ fn content_comes_before_the_extension() {
         "%%MatrixMarket matrix coordinate real general\n2 2 1\n2 2 4\n",
     )
     .unwrap();
-    let back = formats::read_path(&mtx_path, &formats::ReadOptions::default()).unwrap();
+    let back = formats::read_path(&mtx_path, &formats::FileReadOptions::default()).unwrap();
     assert_eq!(back[0].as_sparse().unwrap().nnz(), 1);
 
     // FROSTT has no magic: lines of coordinates and a value are FROSTT whatever the name.
     let frostt = scratch("entries.txt");
     std::fs::write(&frostt, "1 1 1\n2 3 -1\n").unwrap();
-    let back = formats::read_path(&frostt, &formats::ReadOptions::default()).unwrap();
+    let back = formats::read_path(&frostt, &formats::FileReadOptions::default()).unwrap();
     assert_eq!(back[0].as_sparse().unwrap().shape(), &[2, 3]);
 
     // Text in no format of the module is refused naming the path and the kind; so are
     // the crate's other kinds, and a path to write whose extension names no format.
     let unknown = scratch("data.txt");
     std::fs::write(&unknown, "a,b\n1,2\n").unwrap();
-    let e = formats::read_path(&unknown, &formats::ReadOptions::default()).unwrap_err();
+    let e = formats::read_path(&unknown, &formats::FileReadOptions::default()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::UnsupportedKind { .. }), "{e}");
     assert!(e.to_string().contains("data.txt (plain text)"), "{e}");
     let messages = scratch("m.arrows");
     let mut w = arrow_tensor_ipc::MessageWriter::new(Vec::new(), &Default::default());
     w.write(&Message::from(csr())).unwrap();
     std::fs::write(&messages, w.finish().unwrap()).unwrap();
-    let e = formats::read_path(&messages, &formats::ReadOptions::default()).unwrap_err();
+    let e = formats::read_path(&messages, &formats::FileReadOptions::default()).unwrap_err();
     assert!(e.to_string().contains("tensor messages"), "{e}");
     for path in [unknown, scratch("m.parquet"), scratch("m.arrow")] {
-        let e = formats::write_path(&path, &[], &formats::WriteOptions::default()).unwrap_err();
+        let e = formats::write_path(&path, &[], &formats::FileWriteOptions::default()).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::UnsupportedKind { .. }), "{e}");
     }
     assert!(!scratch("m.parquet").exists(), "nothing is created");
@@ -128,10 +128,10 @@ fn agnostic_options_reach_the_format() {
     let path = scratch("skew.mtx");
     let text = "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 2\n1 1 5\n2 1 3\n";
     std::fs::write(&path, text).unwrap();
-    assert!(formats::read_path(&path, &formats::ReadOptions::default()).is_err());
+    assert!(formats::read_path(&path, &formats::FileReadOptions::default()).is_err());
     let heard = std::sync::atomic::AtomicU64::new(0);
     let progress = |n: u64| heard.store(n, std::sync::atomic::Ordering::Relaxed);
-    let permissive = formats::ReadOptions::default()
+    let permissive = formats::FileReadOptions::default()
         .with_validation(Validation::Permissive)
         .with_progress(&progress);
     let m = formats::read_path(&path, &permissive).unwrap();
@@ -155,7 +155,7 @@ fn agnostic_options_reach_the_format() {
     // FROSTT: the shape.
     let path = scratch("t.tns");
     std::fs::write(&path, "1 2 1.5\n").unwrap();
-    let o = formats::ReadOptions::default().with_shape(vec![4, 4]);
+    let o = formats::FileReadOptions::default().with_shape(vec![4, 4]);
     assert_eq!(
         formats::read_path(&path, &o).unwrap()[0]
             .as_sparse()
@@ -167,14 +167,14 @@ fn agnostic_options_reach_the_format() {
     // Writing: a symmetric Matrix Market file; .npy expands sparse under the limits.
     let sym = SparseTensor::coo([2, 2], vec![0i64, 1, 1, 0], vec![7.0f64, 7.0]).unwrap();
     let path = scratch("sym.mtx");
-    let o = formats::WriteOptions::default().with_symmetry(mtx::Symmetry::Symmetric);
+    let o = formats::FileWriteOptions::default().with_symmetry(mtx::Symmetry::Symmetric);
     formats::write_path(&path, &[Message::from(sym.clone())], &o).unwrap();
     assert!(std::fs::read_to_string(&path)
         .unwrap()
         .contains("symmetric\n2 2 1\n"));
     let path = scratch("big.npy");
-    let o =
-        formats::WriteOptions::default().with_limits(Limits::default().with_max_dense_elements(3));
+    let o = formats::FileWriteOptions::default()
+        .with_limits(Limits::default().with_max_dense_elements(3));
     let e = formats::write_path(&path, &[Message::from(sym)], &o).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::LimitExceeded { .. }), "{e}");
 }

@@ -9,11 +9,14 @@ use arrow_tensor_ipc::{
 use proptest::prelude::*;
 
 fn read(bytes: &[u8]) -> arrow_tensor_ipc::Result<SparseTensor> {
-    read_frostt(bytes, &tns::ReadOptions::default())
+    read_frostt(bytes, &tns::TnsReadOptions::default())
 }
 
 /// `tns::read`, which gives one sparse message per file.
-fn read_frostt(bytes: &[u8], options: &tns::ReadOptions) -> arrow_tensor_ipc::Result<SparseTensor> {
+fn read_frostt(
+    bytes: &[u8],
+    options: &tns::TnsReadOptions,
+) -> arrow_tensor_ipc::Result<SparseTensor> {
     let messages = tns::read(bytes, options)?;
     assert_eq!(messages.len(), 1, "a FROSTT file is one message");
     Ok(messages[0].as_sparse().expect("a sparse message").clone())
@@ -27,7 +30,11 @@ fn write(m: &Message) -> Vec<u8> {
 
 /// `tns::write` of one message.
 fn write_frostt(m: &Message, out: impl std::io::Write) -> arrow_tensor_ipc::Result<()> {
-    tns::write(std::slice::from_ref(m), out, &tns::WriteOptions::default())
+    tns::write(
+        std::slice::from_ref(m),
+        out,
+        &tns::TnsWriteOptions::default(),
+    )
 }
 
 fn assert_line(e: &arrow_tensor_ipc::Error, line: u64, what: &str) {
@@ -55,7 +62,7 @@ fn reads_comments_blank_lines_and_shape_from_data() {
     };
     assert!(!c.is_canonical());
     // A given shape is kept; integer values read into an integer type.
-    let opts = tns::ReadOptions::default()
+    let opts = tns::TnsReadOptions::default()
         .with_shape(vec![10, 10])
         .with_value_type(ValueType::Int16)
         .with_index_type(IndexType::Int32);
@@ -113,11 +120,11 @@ fn malformed_files_name_their_line() {
         let e = read(text.as_bytes()).unwrap_err();
         assert_line(&e, line, what);
         // The chunked reader finds the same error.
-        let o = tns::ReadOptions::default().with_chunk_entries(1);
+        let o = tns::TnsReadOptions::default().with_chunk_entries(1);
         let e2 = read_chunked(text.as_bytes(), &o).unwrap_err();
         assert_eq!(e2.to_string(), e.to_string(), "{what}");
     }
-    let shaped = tns::ReadOptions::default().with_shape(vec![2, 2]);
+    let shaped = tns::TnsReadOptions::default().with_shape(vec![2, 2]);
     assert_line(
         &read_frostt(b"1 1 1\n\n2 3 1\n", &shaped).unwrap_err(),
         3,
@@ -128,13 +135,13 @@ fn malformed_files_name_their_line() {
         2,
         "rank differs from the shape",
     );
-    let narrow = tns::ReadOptions::default().with_index_type(IndexType::Int8);
+    let narrow = tns::TnsReadOptions::default().with_index_type(IndexType::Int8);
     assert_line(
         &read_frostt(b"1 1\n200 1\n", &narrow).unwrap_err(),
         2,
         "index type",
     );
-    let int = tns::ReadOptions::default().with_value_type(ValueType::UInt8);
+    let int = tns::TnsReadOptions::default().with_value_type(ValueType::UInt8);
     assert_line(
         &read_frostt(b"1 1\n1 256\n", &int).unwrap_err(),
         2,
@@ -152,10 +159,13 @@ fn malformed_files_name_their_line() {
         ),
         "{e}"
     );
-    let t =
-        read_frostt(b"", &tns::ReadOptions::default().with_shape(vec![3, 4, 5])).expect("empty");
+    let t = read_frostt(
+        b"",
+        &tns::TnsReadOptions::default().with_shape(vec![3, 4, 5]),
+    )
+    .expect("empty");
     assert_eq!((t.shape(), t.nnz()), (&[3usize, 4, 5][..], 0));
-    let limits = tns::ReadOptions::default().with_limits(Limits::default().with_max_nnz(1));
+    let limits = tns::TnsReadOptions::default().with_limits(Limits::default().with_max_nnz(1));
     assert!(matches!(
         read_frostt(b"1 1\n2 2\n", &limits).unwrap_err().kind(),
         ErrorKind::LimitExceeded { .. }
@@ -176,12 +186,12 @@ fn parallel_chunks_agree_and_count_lines() {
     }
     let one = read_frostt(
         text.as_bytes(),
-        &tns::ReadOptions::default().with_threads(1),
+        &tns::TnsReadOptions::default().with_threads(1),
     )
     .expect("1");
     let four = read_frostt(
         text.as_bytes(),
-        &tns::ReadOptions::default().with_threads(4),
+        &tns::TnsReadOptions::default().with_threads(4),
     )
     .expect("4");
     assert!(one.content_eq(&four));
@@ -195,7 +205,7 @@ fn parallel_chunks_agree_and_count_lines() {
     for threads in [1, 4] {
         let e = read_frostt(
             broken.as_bytes(),
-            &tns::ReadOptions::default().with_threads(threads),
+            &tns::TnsReadOptions::default().with_threads(threads),
         )
         .unwrap_err();
         assert_line(&e, 249_998, "late broken line");
@@ -243,7 +253,7 @@ proptest! {
     #[test]
     fn coo_roundtrip_is_identity(t in coo_tensor()) {
         let text = write(&Message::SparseTensor(t.clone()));
-        let opts = tns::ReadOptions::default().with_shape(t.shape().to_vec());
+        let opts = tns::TnsReadOptions::default().with_shape(t.shape().to_vec());
         if t.nnz() == 0 {
             prop_assert!(text.is_empty());
         }
@@ -302,7 +312,7 @@ proptest! {
         // A tab for the first space of each line: the same bytes for the line-by-line path,
         // which the faster one never takes (it wants a space after the first coordinate).
         let tabbed: String = body.split_inclusive('\n').map(|l| l.replacen(' ', "\t", 1)).collect();
-        let mut options = tns::ReadOptions::default()
+        let mut options = tns::TnsReadOptions::default()
             .with_threads(threads)
             .with_value_type(if integer { ValueType::Int32 } else { ValueType::Float64 });
         if shaped {
@@ -345,7 +355,7 @@ proptest! {
                 _ => {}
             }
         }
-        let mut opts = tns::ReadOptions::default().with_limits(Limits::default().with_max_nnz(100).with_max_rank(8));
+        let mut opts = tns::TnsReadOptions::default().with_limits(Limits::default().with_max_nnz(100).with_max_rank(8));
         if shaped {
             opts = opts.with_shape(vec![5, 5, 5]);
         }
@@ -357,7 +367,7 @@ proptest! {
 /// and the values' bytes.
 fn read_chunked(
     bytes: &[u8],
-    options: &tns::ReadOptions,
+    options: &tns::TnsReadOptions,
 ) -> arrow_tensor_ipc::Result<(Vec<usize>, Vec<i64>, Vec<u8>)> {
     let mut chunks = tns::read_chunks(bytes, options)?;
     let header = chunks.header().clone();
@@ -377,7 +387,7 @@ fn read_chunked(
 }
 
 /// What `tns::read` gives, in the form of [`read_chunked`].
-fn read_whole(bytes: &[u8], options: &tns::ReadOptions) -> (Vec<usize>, Vec<i64>, Vec<u8>) {
+fn read_whole(bytes: &[u8], options: &tns::TnsReadOptions) -> (Vec<usize>, Vec<i64>, Vec<u8>) {
     let t = read_frostt(bytes, options).unwrap();
     let SparseIndex::Coo(c) = t.index() else {
         panic!("FROSTT reads as COO")
@@ -399,7 +409,7 @@ fn chunks_concatenated_equal_read() {
     ];
     for file in files {
         for batch in [1, 2, 3, 1000] {
-            let o = tns::ReadOptions::default()
+            let o = tns::TnsReadOptions::default()
                 .with_index_type(IndexType::Int16)
                 .with_chunk_entries(batch);
             let chunked = read_chunked(file.as_bytes(), &o).unwrap();
@@ -407,12 +417,12 @@ fn chunks_concatenated_equal_read() {
         }
     }
     // A given shape; an empty file with one.
-    let o = tns::ReadOptions::default()
+    let o = tns::TnsReadOptions::default()
         .with_shape(vec![5, 5])
         .with_chunk_entries(1);
     let e = read_chunked(b"3 7\n1 -1\n", &o).unwrap_err(); // rank 1 lines, a rank 2 shape
     assert_line(&e, 1, "rank differs from the shape");
-    let shaped = tns::ReadOptions::default()
+    let shaped = tns::TnsReadOptions::default()
         .with_shape(vec![5, 5])
         .with_chunk_entries(2);
     assert_eq!(
@@ -420,7 +430,7 @@ fn chunks_concatenated_equal_read() {
         (vec![5, 5], vec![], vec![])
     );
     // The entry limit, as the batches come.
-    let limited = tns::ReadOptions::default()
+    let limited = tns::TnsReadOptions::default()
         .with_limits(Limits::default().with_max_nnz(2))
         .with_chunk_entries(1);
     let e = read_chunked(b"1 1\n2 2\n3 3\n", &limited).unwrap_err();

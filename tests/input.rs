@@ -34,7 +34,7 @@ fn sample() -> PathBuf {
 /// The sample matrix, as the Matrix Market reader gives it.
 fn matrix() -> SparseTensor {
     let bytes = std::fs::read(sample()).unwrap();
-    let m = mtx::read(bytes, &mtx::ReadOptions::default()).unwrap();
+    let m = mtx::read(bytes, &mtx::MtxReadOptions::default()).unwrap();
     m[0].as_sparse().unwrap().clone()
 }
 
@@ -80,7 +80,7 @@ fn file_of(kind: &str, test: &str) -> (PathBuf, FileKind, Vec<(Message, TensorOr
     let path = scratch(&format!("{test}-sample.{kind}"));
     let file = |format| TensorOrigin::File { format };
     let read_back = |path: &Path, format| -> Vec<(Message, TensorOrigin)> {
-        formats::read_path(path, &formats::ReadOptions::default())
+        formats::read_path(path, &formats::FileReadOptions::default())
             .unwrap()
             .into_iter()
             .map(|m| (m, file(format)))
@@ -107,7 +107,7 @@ fn file_of(kind: &str, test: &str) -> (PathBuf, FileKind, Vec<(Message, TensorOr
         "tns" => {
             formats::write_path(&path, &[sparse], &Default::default()).unwrap();
             let bytes = std::fs::read(&path).unwrap();
-            let back = tns::read(bytes, &tns::ReadOptions::default()).unwrap();
+            let back = tns::read(bytes, &tns::TnsReadOptions::default()).unwrap();
             let expected = back.into_iter().map(|m| (m, file("FROSTT"))).collect();
             (path, FileKind::Frostt, expected)
         }
@@ -115,7 +115,7 @@ fn file_of(kind: &str, test: &str) -> (PathBuf, FileKind, Vec<(Message, TensorOr
             let mut bytes = Vec::new();
             npy::write(&[dense], &mut bytes, &Default::default()).unwrap();
             std::fs::write(&path, &bytes).unwrap();
-            let back = npy::read(bytes, &npy::ReadOptions::default()).unwrap();
+            let back = npy::read(bytes, &npy::NpyReadOptions::default()).unwrap();
             (
                 path,
                 FileKind::Npy,
@@ -132,7 +132,7 @@ fn file_of(kind: &str, test: &str) -> (PathBuf, FileKind, Vec<(Message, TensorOr
                 .with_custom_metadata(CustomMetadata::new([(NAME_KEY, "weights")]));
             formats::write_path(&path, &[named, dense], &Default::default()).unwrap();
             let bytes = std::fs::read(&path).unwrap();
-            let back = npz::read(bytes, &npz::ReadOptions::default()).unwrap();
+            let back = npz::read(bytes, &npz::NpzReadOptions::default()).unwrap();
             let expected = back
                 .into_iter()
                 .map(|m| {

@@ -37,11 +37,11 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn read(bytes: &[u8]) -> arrow_tensor_ipc::Result<Message> {
-    read_mtx(bytes, &mtx::ReadOptions::default())
+    read_mtx(bytes, &mtx::MtxReadOptions::default())
 }
 
 /// `mtx::read`, which gives one message per file.
-fn read_mtx(bytes: &[u8], options: &mtx::ReadOptions) -> arrow_tensor_ipc::Result<Message> {
+fn read_mtx(bytes: &[u8], options: &mtx::MtxReadOptions) -> arrow_tensor_ipc::Result<Message> {
     let mut messages = mtx::read(bytes, options)?;
     assert_eq!(messages.len(), 1, "a Matrix Market file is one message");
     Ok(messages.remove(0))
@@ -51,7 +51,7 @@ fn read_mtx(bytes: &[u8], options: &mtx::ReadOptions) -> arrow_tensor_ipc::Resul
 fn write_mtx(
     message: &Message,
     out: impl std::io::Write,
-    options: &mtx::WriteOptions,
+    options: &mtx::MtxWriteOptions,
 ) -> arrow_tensor_ipc::Result<()> {
     mtx::write(std::slice::from_ref(message), out, options)
 }
@@ -177,7 +177,7 @@ fn files_written_by_scipy_read_to_scipys_values() {
     assert_eq!(cases.len(), 16, "every file scipy wrote");
     for (name, case) in cases {
         let bytes = std::fs::read(dir.join(name)).expect("read file");
-        let h = mtx::read_header(&bytes, &mtx::ReadOptions::default())
+        let h = mtx::read_header(&bytes, &mtx::MtxReadOptions::default())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let format = match h.format {
             Format::Coordinate => "coordinate",
@@ -213,7 +213,7 @@ fn files_written_by_scipy_read_to_scipys_values() {
         assert_matches_scipy(name, &dense(&m), case);
         // Kept as stored: the stored triangle only.
         if h.symmetry != Symmetry::General && h.format == Format::Coordinate {
-            let opts = mtx::ReadOptions::default().with_expand_symmetry(false);
+            let opts = mtx::MtxReadOptions::default().with_expand_symmetry(false);
             let Message::SparseTensor(t) = read_mtx(&bytes, &opts).expect("read") else {
                 panic!("{name}: not sparse");
             };
@@ -304,7 +304,7 @@ fn files_we_write_read_in_scipy_to_our_values() {
     ];
     for (name, m, symmetry) in &cases {
         let f = std::fs::File::create(dir.join(name)).expect("create");
-        let o = mtx::WriteOptions::default().with_symmetry(*symmetry);
+        let o = mtx::MtxWriteOptions::default().with_symmetry(*symmetry);
         write_mtx(m, f, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     let script = r#"
@@ -335,7 +335,7 @@ fn write_formats_specials_as_scipy_does() {
     write_mtx(
         &Message::SparseTensor(t),
         &mut out,
-        &mtx::WriteOptions::default(),
+        &mtx::MtxWriteOptions::default(),
     )
     .expect("write");
     let text = String::from_utf8(out).expect("utf8");
@@ -360,7 +360,7 @@ fn symmetric_write_refuses_an_unsymmetric_matrix() {
     let e = write_mtx(
         &Message::SparseTensor(t),
         Vec::new(),
-        &mtx::WriteOptions::default().with_symmetry(Symmetry::Symmetric),
+        &mtx::MtxWriteOptions::default().with_symmetry(Symmetry::Symmetric),
     )
     .unwrap_err();
     assert!(
@@ -371,7 +371,7 @@ fn symmetric_write_refuses_an_unsymmetric_matrix() {
     let e = write_mtx(
         &Message::Tensor(d),
         Vec::new(),
-        &mtx::WriteOptions::default().with_symmetry(Symmetry::Symmetric),
+        &mtx::MtxWriteOptions::default().with_symmetry(Symmetry::Symmetric),
     )
     .unwrap_err();
     assert!(
@@ -383,7 +383,7 @@ fn symmetric_write_refuses_an_unsymmetric_matrix() {
     let e = write_mtx(
         &Message::SparseTensor(tall),
         Vec::new(),
-        &mtx::WriteOptions::default().with_symmetry(Symmetry::Symmetric),
+        &mtx::MtxWriteOptions::default().with_symmetry(Symmetry::Symmetric),
     )
     .unwrap_err();
     assert!(e.to_string().contains("is square"), "{e}");
@@ -428,12 +428,12 @@ fn parallel_chunks_agree_and_count_lines() {
     }
     let one = read_mtx(
         text.as_bytes(),
-        &mtx::ReadOptions::default().with_threads(1),
+        &mtx::MtxReadOptions::default().with_threads(1),
     )
     .expect("one thread");
     let four = read_mtx(
         text.as_bytes(),
-        &mtx::ReadOptions::default().with_threads(4),
+        &mtx::MtxReadOptions::default().with_threads(4),
     )
     .expect("four threads");
     assert!(one
@@ -450,7 +450,7 @@ fn parallel_chunks_agree_and_count_lines() {
     for threads in [1, 4] {
         let e = read_mtx(
             broken.as_bytes(),
-            &mtx::ReadOptions::default().with_threads(threads),
+            &mtx::MtxReadOptions::default().with_threads(threads),
         )
         .unwrap_err();
         assert_parse_line(&e, target as u64 + 1);
@@ -461,7 +461,7 @@ fn parallel_chunks_agree_and_count_lines() {
     };
     read_mtx(
         text.as_bytes(),
-        &mtx::ReadOptions::default()
+        &mtx::MtxReadOptions::default()
             .with_threads(4)
             .with_progress(&cb),
     )
@@ -494,7 +494,7 @@ fn parallel_shares_of_uneven_entries_agree() {
     let read = |text: &str, threads: usize, expand: bool| {
         read_mtx(
             text.as_bytes(),
-            &mtx::ReadOptions::default()
+            &mtx::MtxReadOptions::default()
                 .with_threads(threads)
                 .with_expand_symmetry(expand),
         )
@@ -700,7 +700,7 @@ fn malformed_files_name_their_line() {
     }
     // A skew-symmetric value whose mirror does not fit the value type names its line, in
     // array files as in coordinate files.
-    let int8 = mtx::ReadOptions::default().with_value_type(ValueType::Int8);
+    let int8 = mtx::MtxReadOptions::default().with_value_type(ValueType::Int8);
     for text in [
         "%%MatrixMarket matrix array integer skew-symmetric\n3 3\n1\n% c\n-128\n2\n",
         "%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 2\n2 1 1\n% c\n3 1 -128\n",
@@ -721,13 +721,13 @@ fn read_chunked(
 ) -> arrow_tensor_ipc::Result<(Vec<usize>, Vec<i64>, Vec<u8>)> {
     read_chunked_with(
         bytes,
-        &mtx::ReadOptions::default().with_chunk_entries(batch),
+        &mtx::MtxReadOptions::default().with_chunk_entries(batch),
     )
 }
 
 fn read_chunked_with(
     bytes: &[u8],
-    options: &mtx::ReadOptions,
+    options: &mtx::MtxReadOptions,
 ) -> arrow_tensor_ipc::Result<(Vec<usize>, Vec<i64>, Vec<u8>)> {
     let chunks = mtx::read_chunks(bytes, options)?;
     let header = chunks.header().clone();
@@ -752,7 +752,7 @@ fn read_chunked_with(
 }
 
 /// What `mtx::read` gives for a coordinate file, in the form of [`read_chunked`].
-fn read_whole(bytes: &[u8], options: &mtx::ReadOptions) -> (Vec<usize>, Vec<i64>, Vec<u8>) {
+fn read_whole(bytes: &[u8], options: &mtx::MtxReadOptions) -> (Vec<usize>, Vec<i64>, Vec<u8>) {
     let m = read_mtx(bytes, options).unwrap();
     let t = m.as_sparse().unwrap();
     let SparseIndex::Coo(c) = t.index() else {
@@ -779,7 +779,7 @@ fn chunks_concatenated_equal_read() {
     for file in &files {
         for expand in [true, false] {
             for batch in [1, 2, 3, 1000] {
-                let o = mtx::ReadOptions::default()
+                let o = mtx::MtxReadOptions::default()
                     .with_expand_symmetry(expand)
                     .with_index_type(IndexType::Int32)
                     .with_chunk_entries(batch);
@@ -790,7 +790,7 @@ fn chunks_concatenated_equal_read() {
     }
     // Limits: the header's count, and the count once mirrored.
     let sym = "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1\n3 1 1\n";
-    let o = mtx::ReadOptions::default().with_limits(Limits::default().with_max_nnz(3));
+    let o = mtx::MtxReadOptions::default().with_limits(Limits::default().with_max_nnz(3));
     let whole = read_mtx(sym.as_bytes(), &o).unwrap_err();
     let chunked = read_chunked_with(sym.as_bytes(), &o.clone().with_chunk_entries(1)).unwrap_err();
     assert!(
@@ -801,7 +801,7 @@ fn chunks_concatenated_equal_read() {
     // An array file is refused.
     let e = mtx::read_chunks(
         &b"%%MatrixMarket matrix array real general\n1 1\n1\n"[..],
-        &mtx::ReadOptions::default(),
+        &mtx::MtxReadOptions::default(),
     )
     .unwrap_err();
     assert!(
@@ -823,18 +823,18 @@ fn size_errors_are_typed() {
         ErrorKind::Overflow { .. }
     ));
     let many = format!("{HEAD}2 2 5\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n");
-    let opts = mtx::ReadOptions::default().with_limits(Limits::default().with_max_nnz(4));
+    let opts = mtx::MtxReadOptions::default().with_limits(Limits::default().with_max_nnz(4));
     assert!(matches!(
         read_mtx(many.as_bytes(), &opts).unwrap_err().kind(),
         ErrorKind::LimitExceeded { .. }
     ));
     let wide = format!("{HEAD}300 2 1\n300 1 1\n");
-    let opts = mtx::ReadOptions::default().with_index_type(IndexType::Int8);
+    let opts = mtx::MtxReadOptions::default().with_index_type(IndexType::Int8);
     assert!(matches!(
         read_mtx(wide.as_bytes(), &opts).unwrap_err().kind(),
         ErrorKind::IndexTypeTooNarrow { .. }
     ));
-    let opts = mtx::ReadOptions::default().with_value_type(ValueType::Int32);
+    let opts = mtx::MtxReadOptions::default().with_value_type(ValueType::Int32);
     assert!(matches!(
         read_mtx(format!("{HEAD}1 1 0\n").as_bytes(), &opts)
             .unwrap_err()
@@ -870,14 +870,14 @@ fn lenient_spellings_read() {
     assert_eq!(m.as_sparse().expect("s").nnz(), 1);
     // Integer fields read into floats, pattern into integers.
     let i = "%%MatrixMarket matrix coordinate integer general\n1 2 2\n1 1 -3\n1 2 4\n";
-    let opts = mtx::ReadOptions::default().with_value_type(ValueType::Float32);
+    let opts = mtx::MtxReadOptions::default().with_value_type(ValueType::Float32);
     let m = read_mtx(i.as_bytes(), &opts).expect("read");
     assert_eq!(
         m.as_sparse().expect("s").values::<f32>().expect("f32"),
         &[-3.0, 4.0]
     );
     let p = "%%MatrixMarket matrix coordinate pattern symmetric\n2 2 2\n1 1\n2 1\n";
-    let opts = mtx::ReadOptions::default().with_value_type(ValueType::UInt8);
+    let opts = mtx::MtxReadOptions::default().with_value_type(ValueType::UInt8);
     let m = read_mtx(p.as_bytes(), &opts).expect("read");
     let t = m.as_sparse().expect("s");
     assert_eq!(t.values::<u8>().expect("u8"), &[1, 1, 1]);
@@ -943,12 +943,12 @@ fn roundtrip(m: &Message, vt: ValueType, symmetry: Symmetry, threads: usize) -> 
     write_mtx(
         m,
         &mut out,
-        &mtx::WriteOptions::default()
+        &mtx::MtxWriteOptions::default()
             .with_symmetry(symmetry)
             .with_threads(threads),
     )
     .unwrap();
-    read_mtx(&out, &mtx::ReadOptions::default().with_value_type(vt)).unwrap()
+    read_mtx(&out, &mtx::MtxReadOptions::default().with_value_type(vt)).unwrap()
 }
 
 proptest! {
@@ -1016,8 +1016,8 @@ proptest! {
         let m = Message::SparseTensor(t.clone());
         let mut out = Vec::new();
         let symmetry = if sym { Symmetry::Symmetric } else { Symmetry::General };
-        if write_mtx(&m, &mut out, &mtx::WriteOptions::default().with_symmetry(symmetry)).is_ok() {
-            let o = mtx::ReadOptions::default()
+        if write_mtx(&m, &mut out, &mtx::MtxWriteOptions::default().with_symmetry(symmetry)).is_ok() {
+            let o = mtx::MtxReadOptions::default()
                 .with_value_type(t.value_type())
                 .with_chunk_entries(batch);
             prop_assert_eq!(read_chunked_with(&out, &o).unwrap(), read_whole(&out, &o));
@@ -1081,7 +1081,7 @@ proptest! {
         } else {
             arrow_tensor_ipc::Validation::Permissive
         };
-        let options = mtx::ReadOptions::default()
+        let options = mtx::MtxReadOptions::default()
             .with_validation(validation)
             .with_expand_symmetry(expand)
             .with_threads(threads);
@@ -1128,10 +1128,10 @@ proptest! {
         }
         let limits = Limits::default().with_max_nnz(1000).with_max_dense_elements(10_000);
         for expand in [true, false] {
-            let opts = mtx::ReadOptions::default().with_limits(limits).with_expand_symmetry(expand);
+            let opts = mtx::MtxReadOptions::default().with_limits(limits).with_expand_symmetry(expand);
             let _ = read_mtx(&bytes, &opts);
         }
-        let _ = mtx::read_header(&bytes, &mtx::ReadOptions::default());
+        let _ = mtx::read_header(&bytes, &mtx::MtxReadOptions::default());
     }
 }
 
@@ -1240,7 +1240,7 @@ print(json.dumps(cases))
 "#,
         &dir,
     );
-    let permissive = mtx::ReadOptions::default().with_validation(Validation::Permissive);
+    let permissive = mtx::MtxReadOptions::default().with_validation(Validation::Permissive);
     for (name, text, line) in &files {
         let m = read_mtx(text.as_bytes(), &permissive)
             .unwrap_or_else(|e| panic!("{name}: permissive: {e}"));
@@ -1271,7 +1271,7 @@ print(json.dumps(cases))
 #[test]
 fn permissive_still_refuses_complex_values() {
     use arrow_tensor_ipc::Validation;
-    let permissive = mtx::ReadOptions::default().with_validation(Validation::Permissive);
+    let permissive = mtx::MtxReadOptions::default().with_validation(Validation::Permissive);
     for text in [
         "%%MatrixMarket matrix coordinate complex hermitian\n2 2 1\n2 1 1.0 2.0\n",
         "%%MatrixMarket matrix coordinate complex general\n2 2 1\n2 1 1.0 2.0\n",

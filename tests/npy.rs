@@ -25,7 +25,7 @@ fn read_slice(bytes: &[u8], limits: &Limits) -> arrow_tensor_ipc::Result<Tensor>
 
 /// `npy::read` of a buffer (zero-copy when aligned), which gives one dense message.
 fn read_buffer(buffer: Buffer, limits: &Limits) -> arrow_tensor_ipc::Result<Tensor> {
-    let messages = npy::read(buffer, &npy::ReadOptions::default().with_limits(*limits))?;
+    let messages = npy::read(buffer, &npy::NpyReadOptions::default().with_limits(*limits))?;
     assert_eq!(messages.len(), 1, "a .npy file is one message");
     Ok(messages[0].as_tensor().expect("a dense message").clone())
 }
@@ -35,7 +35,7 @@ fn write_tensor(t: &Tensor, out: impl std::io::Write) -> arrow_tensor_ipc::Resul
     npy::write(
         &[Message::from(t.clone())],
         out,
-        &npy::WriteOptions::default(),
+        &npy::NpyWriteOptions::default(),
     )
 }
 

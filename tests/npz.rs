@@ -158,7 +158,7 @@ fn our_files_read_in_scipy() {
             write_sparse(
                 &t,
                 &mut file,
-                &npz::WriteOptions::default().with_compressed(compressed),
+                &npz::NpzWriteOptions::default().with_compressed(compressed),
             )
             .unwrap();
             let name = format!("{}{name}", if compressed { "z_" } else { "s_" });
@@ -188,7 +188,7 @@ fn round_trip_one(t: &SparseTensor, compressed: bool) -> SparseTensor {
     write_sparse(
         t,
         &mut file,
-        &npz::WriteOptions::default().with_compressed(compressed),
+        &npz::NpzWriteOptions::default().with_compressed(compressed),
     )
     .unwrap();
     read_sparse(file.into_inner(), &Limits::default()).unwrap()
@@ -243,7 +243,7 @@ proptest! {
         let samples = samples();
         let (_, t) = &samples[si.index(samples.len())];
         let mut file = Cursor::new(Vec::new());
-        write_sparse(t, &mut file, &npz::WriteOptions::default().with_compressed(compressed)).unwrap();
+        write_sparse(t, &mut file, &npz::NpzWriteOptions::default().with_compressed(compressed)).unwrap();
         let mut bytes = file.into_inner();
         for (at, b) in edits {
             let i = at.index(bytes.len());
@@ -285,7 +285,7 @@ fn coo_layouts_and_rank_errors() {
     let e = write_sparse(
         &coo3,
         Cursor::new(Vec::new()),
-        &npz::WriteOptions::default(),
+        &npz::NpzWriteOptions::default(),
     )
     .unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::InvalidRank { .. }), "{e}");
@@ -294,7 +294,12 @@ fn coo_layouts_and_rank_errors() {
     let csf = coo2
         .to_format_with(SparseFormat::Csf, &ConvertOptions::default())
         .unwrap();
-    let e = write_sparse(&csf, Cursor::new(Vec::new()), &npz::WriteOptions::default()).unwrap_err();
+    let e = write_sparse(
+        &csf,
+        Cursor::new(Vec::new()),
+        &npz::NpzWriteOptions::default(),
+    )
+    .unwrap_err();
     assert!(
         matches!(e.kind(), ErrorKind::UnsupportedLayout { .. }),
         "{e}"
@@ -320,7 +325,7 @@ fn npy<T: arrow_tensor_ipc::NativeValue>(shape: Vec<usize>, v: Vec<T>) -> Vec<u8
     npy::write(
         &[Message::from(Tensor::from_vec(shape, v).unwrap())],
         &mut out,
-        &npy::WriteOptions::default(),
+        &npy::NpyWriteOptions::default(),
     )
     .unwrap();
     out
@@ -581,7 +586,7 @@ fn bundle(bytes: Vec<u8>) -> arrow_tensor_ipc::Result<Vec<Message>> {
 
 /// `npz::read` under `limits`.
 fn read_all(bytes: impl Into<Buffer>, limits: &Limits) -> arrow_tensor_ipc::Result<Vec<Message>> {
-    npz::read(bytes, &npz::ReadOptions::default().with_limits(*limits))
+    npz::read(bytes, &npz::NpzReadOptions::default().with_limits(*limits))
 }
 
 /// `npz::read` of a scipy sparse bundle: its one sparse message.
@@ -598,7 +603,7 @@ fn read_sparse(
 fn write_sparse<W: std::io::Write + std::io::Seek>(
     t: &SparseTensor,
     out: W,
-    options: &npz::WriteOptions,
+    options: &npz::NpzWriteOptions,
 ) -> arrow_tensor_ipc::Result<()> {
     npz::write(&[Message::from(t.clone())], out, options)
 }
@@ -672,7 +677,7 @@ fn our_bundles_read_in_numpy() {
             npz::write(
                 &messages,
                 &mut out,
-                &npz::WriteOptions::default().with_compressed(compressed),
+                &npz::NpzWriteOptions::default().with_compressed(compressed),
             )
             .unwrap();
             std::fs::write(to.join(&name), out.get_ref()).unwrap();
@@ -710,7 +715,7 @@ fn our_bundles_read_in_numpy() {
     npz::write(
         &messages,
         &mut out,
-        &npz::WriteOptions::default().with_compressed(true),
+        &npz::NpzWriteOptions::default().with_compressed(true),
     )
     .unwrap();
     let back = bundle(out.get_ref().clone()).unwrap();
@@ -743,8 +748,12 @@ fn bundle_writer_names_duplicates_and_kinds() {
         vec![named("a"), named("a")],
         vec![Message::from(t.clone()), named("arr_0")],
     ] {
-        let e =
-            npz::write(&ms, Cursor::new(Vec::new()), &npz::WriteOptions::default()).unwrap_err();
+        let e = npz::write(
+            &ms,
+            Cursor::new(Vec::new()),
+            &npz::NpzWriteOptions::default(),
+        )
+        .unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::DuplicateName { .. }), "{e}");
     }
     // A sparse message among dense ones is refused; alone it is a scipy bundle.
@@ -752,7 +761,7 @@ fn bundle_writer_names_duplicates_and_kinds() {
     let e = npz::write(
         &[named("a"), Message::from(csr.clone())],
         Cursor::new(Vec::new()),
-        &npz::WriteOptions::default(),
+        &npz::NpzWriteOptions::default(),
     )
     .unwrap_err();
     assert!(
@@ -763,14 +772,14 @@ fn bundle_writer_names_duplicates_and_kinds() {
     npz::write(
         &[Message::from(csr.clone())],
         &mut out,
-        &npz::WriteOptions::default(),
+        &npz::NpzWriteOptions::default(),
     )
     .unwrap();
     let back = bundle(out.into_inner()).unwrap();
     assert_eq!(back.len(), 1);
     assert!(back[0].as_sparse().unwrap().content_eq(&csr));
     // The streaming writer returns the names it used.
-    let mut w = npz::BundleWriter::new(Cursor::new(Vec::new()), &npz::WriteOptions::default());
+    let mut w = npz::BundleWriter::new(Cursor::new(Vec::new()), &npz::NpzWriteOptions::default());
     assert_eq!(w.write_tensor(None, &t).unwrap(), "arr_0");
     assert_eq!(w.write_tensor(Some("dir/w"), &t).unwrap(), "dir/w");
     assert_eq!(w.write(&Message::from(t.clone())).unwrap(), "arr_1");
@@ -858,7 +867,7 @@ proptest! {
             Message::from(Tensor::from_vec(vec![0, 4], Vec::<u32>::new()).unwrap()),
         ];
         let mut file = Cursor::new(Vec::new());
-        npz::write(&ms, &mut file, &npz::WriteOptions::default().with_compressed(compressed)).unwrap();
+        npz::write(&ms, &mut file, &npz::NpzWriteOptions::default().with_compressed(compressed)).unwrap();
         let mut bytes = file.into_inner();
         for (at, b) in edits {
             let i = at.index(bytes.len());
@@ -882,7 +891,7 @@ fn a_numeric_member_named_format_makes_no_scipy_bundle() {
         })
         .collect();
     let mut out = Cursor::new(Vec::new());
-    npz::write(&ms, &mut out, &npz::WriteOptions::default()).unwrap();
+    npz::write(&ms, &mut out, &npz::NpzWriteOptions::default()).unwrap();
     let back = bundle(out.into_inner()).unwrap();
     let names: Vec<_> = back.iter().map(|m| m.name().unwrap()).collect();
     assert_eq!(names, ["format", "shape"]);

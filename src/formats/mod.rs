@@ -6,21 +6,21 @@
 //!
 //! Every format has the same shape: a module with
 //!
-//! - `read(data, &ReadOptions) -> Result<Vec<Message>>`: `data` is anything that becomes an
+//! - `read(data, &FileReadOptions) -> Result<Vec<Message>>`: `data` is anything that becomes an
 //!   Arrow [`Buffer`](arrow_buffer::Buffer) (a `Vec<u8>`, a `bytes::Bytes` such as a memory
 //!   map from [`map_file`](crate::map_file), a `Buffer`: no copy; a `&[u8]`: one copy); one
 //!   message per file, except a numpy `savez` bundle, which gives one per array, named by
 //!   [`Message::name`];
-//! - `write(&[Message], out, &WriteOptions) -> Result<()>`: a format that holds one tensor
+//! - `write(&[Message], out, &FileWriteOptions) -> Result<()>`: a format that holds one tensor
 //!   refuses any other number of messages;
-//! - `ReadOptions` and `WriteOptions`: `Default`, `with_*` setters, `#[non_exhaustive]`;
-//!   every `ReadOptions` carries [`Limits`](crate::Limits).
+//! - `FileReadOptions` and `FileWriteOptions`: `Default`, `with_*` setters, `#[non_exhaustive]`;
+//!   every `FileReadOptions` carries [`Limits`](crate::Limits).
 //!
 //! [`read_path`] and [`write_path`] pick the format of a path: [`read_path`] by the file's
 //! content first and its name second, as [`detect`] tells its
 //! [`FileKind`](detect::FileKind); [`write_path`] by the name's extension
 //! ([`FileKind::from_extension`](detect::FileKind::from_extension)). Both take
-//! format-agnostic [`ReadOptions`] and [`WriteOptions`]. The text formats also hand out
+//! format-agnostic [`FileReadOptions`] and [`FileWriteOptions`]. The text formats also hand out
 //! their entries a bounded batch at a time (`mtx::read_chunks`, `tns::read_chunks`:
 //! `EntryChunks`).
 //!
@@ -36,17 +36,17 @@
 //!
 //! // One format: read from memory, write to any `Write`.
 //! let file = b"%%MatrixMarket matrix coordinate real general\n2 3 2\n1 2 0.5\n2 3 -1\n";
-//! let messages = mtx::read(file, &mtx::ReadOptions::default())?;
+//! let messages = mtx::read(file, &mtx::MtxReadOptions::default())?;
 //! let dense = messages[0].as_sparse().unwrap().to_dense()?;
 //! let mut out = Vec::new();
-//! npy::write(&[Message::from(dense)], &mut out, &npy::WriteOptions::default())?;
+//! npy::write(&[Message::from(dense)], &mut out, &npy::NpyWriteOptions::default())?;
 //!
 //! // Any format, by path.
 //! let dir = std::env::temp_dir().join(format!("formats-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir)?;
 //! let path = dir.join("m.npy");
-//! formats::write_path(&path, &messages, &formats::WriteOptions::default())?;
-//! let back = formats::read_path(&path, &formats::ReadOptions::default())?;
+//! formats::write_path(&path, &messages, &formats::FileWriteOptions::default())?;
+//! let back = formats::read_path(&path, &formats::FileReadOptions::default())?;
 //! assert_eq!(back[0].as_tensor().unwrap().to_vec::<f64>()?, vec![0.0, 0.5, 0.0, 0.0, 0.0, -1.0]);
 //! # std::fs::remove_dir_all(&dir)?;
 //! # }
@@ -72,7 +72,7 @@ pub mod tns;
 
 #[cfg(any(feature = "matrix-market", feature = "frostt"))]
 pub use chunks::{EntriesHeader, EntryBatch, EntryChunks};
-pub use options::{ReadOptions, WriteOptions};
+pub use options::{FileReadOptions, FileWriteOptions};
 pub use path::{read_path, write_path};
 
 #[cfg(any(feature = "matrix-market", feature = "frostt"))]

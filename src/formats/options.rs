@@ -9,7 +9,7 @@ use crate::{Limits, Validation};
 /// be; each format uses the fields that concern it.
 #[derive(Clone)]
 #[non_exhaustive]
-pub struct ReadOptions<'a> {
+pub struct FileReadOptions<'a> {
     /// Size limits (every format).
     pub limits: Limits,
     /// Threads parsing a text file; 0 (the default) uses every core.
@@ -32,9 +32,9 @@ pub struct ReadOptions<'a> {
     pub index_type: IndexType,
 }
 
-impl Default for ReadOptions<'_> {
+impl Default for FileReadOptions<'_> {
     fn default() -> Self {
-        ReadOptions {
+        FileReadOptions {
             limits: Limits::default(),
             threads: 0,
             progress: None,
@@ -47,50 +47,50 @@ impl Default for ReadOptions<'_> {
     }
 }
 
-impl<'a> ReadOptions<'a> {
-    /// Sets [`ReadOptions::limits`].
+impl<'a> FileReadOptions<'a> {
+    /// Sets [`FileReadOptions::limits`].
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
     }
 
-    /// Sets [`ReadOptions::threads`].
+    /// Sets [`FileReadOptions::threads`].
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
     }
 
-    /// Sets [`ReadOptions::progress`].
+    /// Sets [`FileReadOptions::progress`].
     pub fn with_progress(mut self, progress: Progress<'a>) -> Self {
         self.progress = Some(progress);
         self
     }
 
-    /// Sets [`ReadOptions::validation`].
+    /// Sets [`FileReadOptions::validation`].
     pub fn with_validation(mut self, validation: Validation) -> Self {
         self.validation = validation;
         self
     }
 
-    /// Sets [`ReadOptions::expand_symmetry`].
+    /// Sets [`FileReadOptions::expand_symmetry`].
     pub fn with_expand_symmetry(mut self, expand: bool) -> Self {
         self.expand_symmetry = expand;
         self
     }
 
-    /// Sets [`ReadOptions::shape`].
+    /// Sets [`FileReadOptions::shape`].
     pub fn with_shape(mut self, shape: Vec<usize>) -> Self {
         self.shape = Some(shape);
         self
     }
 
-    /// Sets [`ReadOptions::value_type`].
+    /// Sets [`FileReadOptions::value_type`].
     pub fn with_value_type(mut self, value_type: ValueType) -> Self {
         self.value_type = Some(value_type);
         self
     }
 
-    /// Sets [`ReadOptions::index_type`].
+    /// Sets [`FileReadOptions::index_type`].
     pub fn with_index_type(mut self, index_type: IndexType) -> Self {
         self.index_type = index_type;
         self
@@ -101,7 +101,7 @@ impl<'a> ReadOptions<'a> {
 /// each format uses the fields that concern it.
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
-pub struct WriteOptions {
+pub struct FileWriteOptions {
     /// Threads formatting a text file; 0 (the default) uses every core.
     pub threads: usize,
     /// `.npz`: deflate the members (default false: stored).
@@ -113,26 +113,26 @@ pub struct WriteOptions {
     pub symmetry: super::mtx::Symmetry,
 }
 
-impl WriteOptions {
-    /// Sets [`WriteOptions::threads`].
+impl FileWriteOptions {
+    /// Sets [`FileWriteOptions::threads`].
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
     }
 
-    /// Sets [`WriteOptions::compressed`].
+    /// Sets [`FileWriteOptions::compressed`].
     pub fn with_compressed(mut self, compressed: bool) -> Self {
         self.compressed = compressed;
         self
     }
 
-    /// Sets [`WriteOptions::limits`].
+    /// Sets [`FileWriteOptions::limits`].
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
     }
 
-    /// Sets [`WriteOptions::symmetry`].
+    /// Sets [`FileWriteOptions::symmetry`].
     #[cfg(feature = "matrix-market")]
     pub fn with_symmetry(mut self, symmetry: super::mtx::Symmetry) -> Self {
         self.symmetry = symmetry;
@@ -141,9 +141,9 @@ impl WriteOptions {
 }
 
 #[cfg(feature = "matrix-market")]
-impl<'a> From<&ReadOptions<'a>> for super::mtx::ReadOptions<'a> {
-    fn from(o: &ReadOptions<'a>) -> Self {
-        super::mtx::ReadOptions {
+impl<'a> From<&FileReadOptions<'a>> for super::mtx::MtxReadOptions<'a> {
+    fn from(o: &FileReadOptions<'a>) -> Self {
+        super::mtx::MtxReadOptions {
             expand_symmetry: o.expand_symmetry,
             value_type: o.value_type,
             index_type: o.index_type,
@@ -157,9 +157,9 @@ impl<'a> From<&ReadOptions<'a>> for super::mtx::ReadOptions<'a> {
 }
 
 #[cfg(feature = "frostt")]
-impl<'a> From<&ReadOptions<'a>> for super::tns::ReadOptions<'a> {
-    fn from(o: &ReadOptions<'a>) -> Self {
-        super::tns::ReadOptions {
+impl<'a> From<&FileReadOptions<'a>> for super::tns::TnsReadOptions<'a> {
+    fn from(o: &FileReadOptions<'a>) -> Self {
+        super::tns::TnsReadOptions {
             shape: o.shape.clone(),
             value_type: o.value_type.unwrap_or(ValueType::Float64),
             index_type: o.index_type,
@@ -172,23 +172,23 @@ impl<'a> From<&ReadOptions<'a>> for super::tns::ReadOptions<'a> {
 }
 
 #[cfg(feature = "npy")]
-impl From<&ReadOptions<'_>> for super::npy::ReadOptions {
-    fn from(o: &ReadOptions<'_>) -> Self {
-        super::npy::ReadOptions { limits: o.limits }
+impl From<&FileReadOptions<'_>> for super::npy::NpyReadOptions {
+    fn from(o: &FileReadOptions<'_>) -> Self {
+        super::npy::NpyReadOptions { limits: o.limits }
     }
 }
 
 #[cfg(feature = "npy")]
-impl From<&ReadOptions<'_>> for super::npz::ReadOptions {
-    fn from(o: &ReadOptions<'_>) -> Self {
-        super::npz::ReadOptions { limits: o.limits }
+impl From<&FileReadOptions<'_>> for super::npz::NpzReadOptions {
+    fn from(o: &FileReadOptions<'_>) -> Self {
+        super::npz::NpzReadOptions { limits: o.limits }
     }
 }
 
 #[cfg(feature = "matrix-market")]
-impl From<&WriteOptions> for super::mtx::WriteOptions {
-    fn from(o: &WriteOptions) -> Self {
-        super::mtx::WriteOptions {
+impl From<&FileWriteOptions> for super::mtx::MtxWriteOptions {
+    fn from(o: &FileWriteOptions) -> Self {
+        super::mtx::MtxWriteOptions {
             symmetry: o.symmetry,
             threads: o.threads,
         }
@@ -196,23 +196,23 @@ impl From<&WriteOptions> for super::mtx::WriteOptions {
 }
 
 #[cfg(feature = "frostt")]
-impl From<&WriteOptions> for super::tns::WriteOptions {
-    fn from(o: &WriteOptions) -> Self {
-        super::tns::WriteOptions { threads: o.threads }
+impl From<&FileWriteOptions> for super::tns::TnsWriteOptions {
+    fn from(o: &FileWriteOptions) -> Self {
+        super::tns::TnsWriteOptions { threads: o.threads }
     }
 }
 
 #[cfg(feature = "npy")]
-impl From<&WriteOptions> for super::npy::WriteOptions {
-    fn from(o: &WriteOptions) -> Self {
-        super::npy::WriteOptions { limits: o.limits }
+impl From<&FileWriteOptions> for super::npy::NpyWriteOptions {
+    fn from(o: &FileWriteOptions) -> Self {
+        super::npy::NpyWriteOptions { limits: o.limits }
     }
 }
 
 #[cfg(feature = "npy")]
-impl From<&WriteOptions> for super::npz::WriteOptions {
-    fn from(o: &WriteOptions) -> Self {
-        super::npz::WriteOptions {
+impl From<&FileWriteOptions> for super::npz::NpzWriteOptions {
+    fn from(o: &FileWriteOptions) -> Self {
+        super::npz::NpzWriteOptions {
             compressed: o.compressed,
         }
     }

@@ -3,7 +3,7 @@
 //! told the kind).
 
 use super::detect::{self, FileKind};
-use super::{ReadOptions, WriteOptions};
+use super::{FileReadOptions, FileWriteOptions};
 use crate::error::{ErrorKind, Result};
 use crate::Message;
 use std::fs::File;
@@ -17,14 +17,14 @@ const FORMAT_FILES: &str = "Matrix Market .mtx, FROSTT .tns, .npy, .npz";
 /// `savez` bundle), in the format [`detect`](detect::detect) tells from its content first
 /// and its name second (a text file is Matrix Market by its banner or a `.mtx` name, FROSTT
 /// by lines of coordinates or a `.tns` name). The options map onto the format's own (see
-/// [`ReadOptions`]).
+/// [`FileReadOptions`]).
 ///
 /// The file is read into memory (an `.npz` archive member by member); to read a large
 /// text file from a memory map instead, map it ([`map_file`](crate::map_file)) and hand the
 /// bytes to the format's `read`. A file of another kind (tensor messages, Arrow IPC,
 /// Parquet, plain text, ...) is an [`ErrorKind::UnsupportedKind`] naming the path and the
 /// kind; a format whose cargo feature is off is an [`ErrorKind::UnsupportedLayout`].
-pub fn read_path(path: &Path, options: &ReadOptions) -> Result<Vec<Message>> {
+pub fn read_path(path: &Path, options: &FileReadOptions) -> Result<Vec<Message>> {
     let mut file = File::open(path)?;
     let prefix = detect::read_prefix(&mut file)?;
     let kind = detect::detect(&prefix, Some(path));
@@ -45,7 +45,7 @@ pub fn read_path(path: &Path, options: &ReadOptions) -> Result<Vec<Message>> {
 pub(crate) fn read_file_as(
     kind: FileKind,
     path: &Path,
-    options: &ReadOptions,
+    options: &FileReadOptions,
 ) -> Result<Vec<Message>> {
     read_open_file(kind, path, File::open(path)?, options)
 }
@@ -55,7 +55,7 @@ fn read_open_file(
     kind: FileKind,
     path: &Path,
     mut file: File,
-    options: &ReadOptions,
+    options: &FileReadOptions,
 ) -> Result<Vec<Message>> {
     match kind {
         #[cfg(feature = "npy")]
@@ -91,7 +91,7 @@ pub(crate) fn read_bytes_as(
     kind: FileKind,
     path: Option<&Path>,
     data: arrow_buffer::Buffer,
-    options: &ReadOptions,
+    options: &FileReadOptions,
 ) -> Result<Vec<Message>> {
     let len = data.len() as u64;
     let report = || {
@@ -154,13 +154,13 @@ fn not_compiled(kind: FileKind, path: Option<&Path>) -> crate::Error {
 
 /// Writes messages into a new file at `path` (replacing one that exists), in the format
 /// its extension names ([`FileKind::from_extension`]); the options map onto the format's
-/// own (see [`WriteOptions`]). A format that holds one tensor refuses any other number of
+/// own (see [`FileWriteOptions`]). A format that holds one tensor refuses any other number of
 /// messages; `.npz` writes one sparse message as a scipy sparse bundle and dense messages
 /// as a bundle of named arrays. A path whose extension names no format of this module is an
 /// [`ErrorKind::UnsupportedKind`] (nothing is created); a format whose cargo feature is off
 /// an [`ErrorKind::UnsupportedLayout`]. On an error the file may be left partly written.
 #[allow(unused_variables)] // every format may be compiled out
-pub fn write_path(path: &Path, messages: &[Message], options: &WriteOptions) -> Result<()> {
+pub fn write_path(path: &Path, messages: &[Message], options: &FileWriteOptions) -> Result<()> {
     let kind = match FileKind::from_extension(path) {
         Some(kind) if kind.is_format_file() => kind,
         other => {

@@ -23,7 +23,7 @@ pub(super) enum FileBytes {
 pub(super) struct FileTensors<'a> {
     kind: FileKind,
     bytes: FileBytes,
-    options: formats::ReadOptions<'a>,
+    options: formats::FileReadOptions<'a>,
     limits: Limits,
     /// The file's length, reported as consumed once it is read.
     size: u64,
@@ -35,7 +35,7 @@ impl<'a> FileTensors<'a> {
     pub(super) fn new(
         kind: FileKind,
         bytes: FileBytes,
-        options: formats::ReadOptions<'a>,
+        options: formats::FileReadOptions<'a>,
         size: u64,
     ) -> Self {
         FileTensors {

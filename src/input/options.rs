@@ -97,12 +97,12 @@ impl<'a> InputOptions<'a> {
         self
     }
 
-    /// The options of the file-format readers ([`formats::ReadOptions`]) these give: the
+    /// The options of the file-format readers ([`formats::FileReadOptions`]) these give: the
     /// limits and validation of [`InputOptions::read_options`], the threads, the symmetry
     /// expansion, the FROSTT shape and the progress callback. For a caller that reads a
     /// format file itself (a batch of entries at a time, say) as the input would.
-    pub fn format_options(&self) -> formats::ReadOptions<'a> {
-        let mut o = formats::ReadOptions::default()
+    pub fn format_options(&self) -> formats::FileReadOptions<'a> {
+        let mut o = formats::FileReadOptions::default()
             .with_limits(self.read_options.limits)
             .with_threads(self.threads)
             .with_validation(self.read_options.validation)

@@ -183,7 +183,7 @@ impl ConvertArgs {
         let read_options = self.read.options();
         let layout = self.layout()?;
         // A sparse tensor bound for `.npy` is expanded up to the read limits' size.
-        let file_options = formats::WriteOptions::default()
+        let file_options = formats::FileWriteOptions::default()
             .with_threads(self.threads)
             .with_compressed(self.compressed)
             .with_limits(
@@ -242,7 +242,7 @@ impl ConvertArgs {
     }
 
     /// What is written: chosen by `--format` and the output's extension.
-    fn target(&self, file_options: formats::WriteOptions) -> Result<Target, String> {
+    fn target(&self, file_options: formats::FileWriteOptions) -> Result<Target, String> {
         let output = &self.output;
         let fixed = FixedShapeOptions::default()
             .with_rows(self.rows())

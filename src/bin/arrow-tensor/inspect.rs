@@ -91,7 +91,7 @@ fn describe(input: Input<'_>, validation: Validation) -> Result<String, String> 
             let mapped = open::map(path).map_err(|e| format!("cannot map: {e}"))?;
             let h = mtx::read_header(
                 &mapped,
-                &mtx::ReadOptions::default().with_validation(validation),
+                &mtx::MtxReadOptions::default().with_validation(validation),
             )
             .map_err(|e| e.to_string())?;
             format!(

@@ -197,7 +197,7 @@ fn text_chunks(
     let entries = (job.memory / 16 / per_entry).clamp(1 << 12, 1 << 20);
     let chunks = match kind {
         FileKind::MatrixMarket => {
-            let mo = mtx::ReadOptions::from(&o).with_chunk_entries(entries);
+            let mo = mtx::MtxReadOptions::from(&o).with_chunk_entries(entries);
             match mtx::read_chunks(data, &mo) {
                 Ok(c) => c,
                 Err(e)
@@ -212,7 +212,7 @@ fn text_chunks(
             }
         }
         _ => {
-            let to = tns::ReadOptions::from(&o).with_chunk_entries(entries);
+            let to = tns::TnsReadOptions::from(&o).with_chunk_entries(entries);
             tns::read_chunks(data, &to).map_err(|e| e.to_string())?
         }
     };

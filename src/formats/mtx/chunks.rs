@@ -1,7 +1,7 @@
 //! The entries of a `coordinate` matrix a bounded batch at a time.
 
 use super::coordinate::{check_coordinate, count_error, expanded_limit, CoordinateLines, Ctx};
-use super::{header::parse_header, value_type_of, Format, ReadOptions, FORMAT};
+use super::{header::parse_header, value_type_of, Format, MtxReadOptions, FORMAT};
 use crate::error::{ErrorKind, Result};
 use crate::formats::text::chunks::{source, TextChunks};
 use crate::formats::text::value::TextValue;
@@ -9,7 +9,7 @@ use crate::formats::{EntriesHeader, EntryChunks};
 use arrow_buffer::Buffer;
 
 /// Reads the entries of a `coordinate` matrix a batch at a time: the header (shape, value
-/// type, index type) first, then batches of at most [`ReadOptions::chunk_entries`] entries
+/// type, index type) first, then batches of at most [`MtxReadOptions::chunk_entries`] entries
 /// (one more when the last line's mirror follows it) in file order, mirrors right after
 /// their entry as [`read`](super::read) gives them. The batches concatenated are the
 /// entries `read` returns; each line is checked as `read` checks it, and the errors are
@@ -24,7 +24,7 @@ use arrow_buffer::Buffer;
 /// ```
 /// use arrow_tensor_ipc::formats::mtx;
 /// let file = b"%%MatrixMarket matrix coordinate integer general\n2 2 3\n1 1 5\n2 1 6\n2 2 7\n";
-/// let mut chunks = mtx::read_chunks(file, &mtx::ReadOptions::default().with_chunk_entries(2))?;
+/// let mut chunks = mtx::read_chunks(file, &mtx::MtxReadOptions::default().with_chunk_entries(2))?;
 /// assert_eq!(chunks.header().shape, Some(vec![2, 2]));
 /// let batches = chunks.by_ref().collect::<Result<Vec<_>, _>>()?;
 /// assert_eq!(batches.len(), 2);
@@ -32,12 +32,12 @@ use arrow_buffer::Buffer;
 /// assert_eq!(batches[1].coords.to_i64_vec(), vec![1, 1]);
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
-pub fn read_chunks(data: impl Into<Buffer>, options: &ReadOptions) -> Result<EntryChunks> {
+pub fn read_chunks(data: impl Into<Buffer>, options: &MtxReadOptions) -> Result<EntryChunks> {
     read_chunks_of(data.into(), options)
 }
 
 /// [`read_chunks`] of a buffer (not generic: compiled in this crate only).
-fn read_chunks_of(data: Buffer, options: &ReadOptions) -> Result<EntryChunks> {
+fn read_chunks_of(data: Buffer, options: &MtxReadOptions) -> Result<EntryChunks> {
     let bytes = data.as_slice();
     let (header, data_start, size_line) = parse_header(bytes, options.validation)?;
     if header.format == Format::Array {

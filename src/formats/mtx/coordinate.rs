@@ -9,7 +9,7 @@
     clippy::panic
 )]
 
-use super::{Field, Header, ReadOptions, Symmetry, FORMAT};
+use super::{Field, Header, MtxReadOptions, Symmetry, FORMAT};
 use crate::error::{fail, Error, ErrorKind, Result};
 use crate::formats::text::entries::{Entries, Store};
 use crate::formats::text::run::Run;
@@ -35,7 +35,7 @@ pub(super) struct Ctx<'b, 'o, 'p> {
     /// The size line's number.
     pub size_line: u64,
     /// How to read.
-    pub options: &'o ReadOptions<'p>,
+    pub options: &'o MtxReadOptions<'p>,
 }
 
 impl Ctx<'_, '_, '_> {
@@ -139,7 +139,7 @@ pub(super) struct CoordinateLines {
 
 impl CoordinateLines {
     /// The parser of the lines of a file with this header, read with these options.
-    pub fn new(h: &Header, options: &ReadOptions) -> Self {
+    pub fn new(h: &Header, options: &MtxReadOptions) -> Self {
         CoordinateLines {
             rows: h.rows as u64,
             cols: h.cols as u64,

@@ -11,7 +11,7 @@
 //! symmetric file is mirrored likewise; an entry on the diagonal of a skew-symmetric file is
 //! an error.
 //!
-//! [`Validation::Permissive`] (see [`ReadOptions::validation`]) reads the real-valued files
+//! [`Validation::Permissive`] (see [`MtxReadOptions::validation`]) reads the real-valued files
 //! that `scipy.io.mmread` reads and strict mode refuses: an entry on the diagonal of a
 //! skew-symmetric file is kept as stored (once, not mirrored); a `pattern` matrix may be
 //! skew-symmetric (its mirrors are -1); a `hermitian` matrix of `real`, `integer` or
@@ -116,7 +116,7 @@ pub struct Header {
 /// Options of [`read`], [`read_header`] and [`read_chunks`].
 #[derive(Clone)]
 #[non_exhaustive]
-pub struct ReadOptions<'a> {
+pub struct MtxReadOptions<'a> {
     /// Expand symmetric and skew-symmetric matrices to the full matrix (default true);
     /// false keeps the stored triangle only (the upper triangle of a dense result is zero).
     pub expand_symmetry: bool,
@@ -140,9 +140,9 @@ pub struct ReadOptions<'a> {
     pub chunk_entries: usize,
 }
 
-impl Default for ReadOptions<'_> {
+impl Default for MtxReadOptions<'_> {
     fn default() -> Self {
-        ReadOptions {
+        MtxReadOptions {
             expand_symmetry: true,
             value_type: None,
             index_type: IndexType::Int64,
@@ -155,22 +155,22 @@ impl Default for ReadOptions<'_> {
     }
 }
 
-super::text::read_option_setters!(ReadOptions);
+super::text::read_option_setters!(MtxReadOptions);
 
-impl ReadOptions<'_> {
-    /// Sets [`ReadOptions::expand_symmetry`].
+impl MtxReadOptions<'_> {
+    /// Sets [`MtxReadOptions::expand_symmetry`].
     pub fn with_expand_symmetry(mut self, expand: bool) -> Self {
         self.expand_symmetry = expand;
         self
     }
 
-    /// Sets [`ReadOptions::value_type`].
+    /// Sets [`MtxReadOptions::value_type`].
     pub fn with_value_type(mut self, value_type: ValueType) -> Self {
         self.value_type = Some(value_type);
         self
     }
 
-    /// Sets [`ReadOptions::validation`].
+    /// Sets [`MtxReadOptions::validation`].
     pub fn with_validation(mut self, validation: Validation) -> Self {
         self.validation = validation;
         self
@@ -180,7 +180,7 @@ impl ReadOptions<'_> {
 /// Options of [`write()`].
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
-pub struct WriteOptions {
+pub struct MtxWriteOptions {
     /// The symmetry to write: `General` (the default) writes every stored entry;
     /// `Symmetric` and `SkewSymmetric` write the lower triangle and fail
     /// ([`ErrorKind::UnsupportedLayout`]) when the matrix does not have that symmetry.
@@ -189,14 +189,14 @@ pub struct WriteOptions {
     pub threads: usize,
 }
 
-impl WriteOptions {
-    /// Sets [`WriteOptions::symmetry`].
+impl MtxWriteOptions {
+    /// Sets [`MtxWriteOptions::symmetry`].
     pub fn with_symmetry(mut self, symmetry: Symmetry) -> Self {
         self.symmetry = symmetry;
         self
     }
 
-    /// Sets [`WriteOptions::threads`].
+    /// Sets [`MtxWriteOptions::threads`].
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
@@ -211,17 +211,17 @@ impl WriteOptions {
 /// ```
 /// use arrow_tensor_ipc::formats::mtx::{self, Field, Format};
 /// let file = b"%%MatrixMarket matrix coordinate real general\n% c\n3 4 2\n1 1 1.5\n2 4 -2\n";
-/// let h = mtx::read_header(file, &mtx::ReadOptions::default())?;
+/// let h = mtx::read_header(file, &mtx::MtxReadOptions::default())?;
 /// assert_eq!((h.format, h.field, h.rows, h.cols, h.entries), (Format::Coordinate, Field::Real, 3, 4, 2));
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
-pub fn read_header(data: &[u8], options: &ReadOptions) -> Result<Header> {
+pub fn read_header(data: &[u8], options: &MtxReadOptions) -> Result<Header> {
     header::parse_header(data, options.validation).map(|(h, _, _)| h)
 }
 
 /// The value type a file is read into: the options' or the field's default, refusing a
 /// `real` file into an integer type.
-fn value_type_of(header: &Header, options: &ReadOptions) -> Result<ValueType> {
+fn value_type_of(header: &Header, options: &MtxReadOptions) -> Result<ValueType> {
     let value_type = options.value_type.unwrap_or(match header.field {
         Field::Integer => ValueType::Int64,
         Field::Real | Field::Pattern => ValueType::Float64,
@@ -245,19 +245,19 @@ fn value_type_of(header: &Header, options: &ReadOptions) -> Result<ValueType> {
 /// use arrow_tensor_ipc::formats::mtx;
 /// use arrow_tensor_ipc::Scalar;
 /// let file = b"%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 4\n3 1 -1.5\n";
-/// let messages = mtx::read(file, &mtx::ReadOptions::default())?;
+/// let messages = mtx::read(file, &mtx::MtxReadOptions::default())?;
 /// let t = messages[0].as_sparse().unwrap();
 /// assert_eq!(t.nnz(), 3); // (3, 1) and its mirror (1, 3)
 /// assert_eq!(t.get(&[0, 2])?, Scalar::Float64(-1.5));
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
-pub fn read(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Vec<Message>> {
+pub fn read(data: impl Into<Buffer>, options: &MtxReadOptions) -> Result<Vec<Message>> {
     let data: Buffer = data.into();
     read_bytes(data.as_slice(), options).map(|m| vec![m])
 }
 
 /// [`read`] of a byte slice.
-fn read_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Message> {
+fn read_bytes(bytes: &[u8], options: &MtxReadOptions) -> Result<Message> {
     let (header, data_start, size_line) = header::parse_header(bytes, options.validation)?;
     let value_type = value_type_of(&header, options)?;
     let ctx = coordinate::Ctx {
@@ -291,14 +291,14 @@ fn read_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Message> {
 /// use arrow_tensor_ipc::{Message, SparseTensor};
 /// let t = SparseTensor::coo(&[2, 3], vec![0i64, 1, 1, 2], vec![0.1f64, -2.0])?;
 /// let mut out = Vec::new();
-/// mtx::write(&[Message::from(t)], &mut out, &mtx::WriteOptions::default())?;
+/// mtx::write(&[Message::from(t)], &mut out, &mtx::MtxWriteOptions::default())?;
 /// assert_eq!(out, b"%%MatrixMarket matrix coordinate real general\n2 3 2\n1 2 0.1\n2 3 -2\n");
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
 pub fn write<W: std::io::Write>(
     messages: &[Message],
     out: W,
-    options: &WriteOptions,
+    options: &MtxWriteOptions,
 ) -> Result<()> {
     super::write_buffered(out, &mut |w| write_to(messages, w, options))
 }
@@ -307,7 +307,7 @@ pub fn write<W: std::io::Write>(
 fn write_to(
     messages: &[Message],
     out: &mut dyn std::io::Write,
-    options: &WriteOptions,
+    options: &MtxWriteOptions,
 ) -> Result<()> {
     let message = super::one_message(messages, "writing a Matrix Market file")?;
     match message {

@@ -9,7 +9,7 @@
     clippy::panic
 )]
 
-use super::{Symmetry, WriteOptions};
+use super::{MtxWriteOptions, Symmetry};
 use crate::error::{fail, Error, ErrorKind, Result};
 use crate::formats::text::value::TextValue;
 use crate::formats::text::write::{write_coo_lines, write_parallel, WRITE_BLOCK};
@@ -72,7 +72,7 @@ fn check_rank(shape: &[usize], what: &'static str) -> Result<()> {
 pub(super) fn write_sparse(
     t: &SparseTensor,
     out: &mut dyn std::io::Write,
-    options: &WriteOptions,
+    options: &MtxWriteOptions,
 ) -> Result<()> {
     check_rank(t.shape(), "a Matrix Market coordinate matrix")?;
     check_square(t.shape(), options.symmetry)?;
@@ -183,7 +183,7 @@ fn lower_triangle<T: TextValue>(coo: &SparseTensor, symmetry: Symmetry) -> Resul
 pub(super) fn write_dense(
     t: &Tensor,
     out: &mut dyn std::io::Write,
-    options: &WriteOptions,
+    options: &MtxWriteOptions,
 ) -> Result<()> {
     check_rank(t.shape(), "a Matrix Market array matrix")?;
     let (rows, cols) = (
@@ -206,7 +206,7 @@ pub(super) fn write_dense(
 fn write_dense_typed<T: TextValue>(
     t: &Tensor,
     out: &mut dyn std::io::Write,
-    options: &WriteOptions,
+    options: &MtxWriteOptions,
     rows: usize,
     cols: usize,
 ) -> Result<()> {

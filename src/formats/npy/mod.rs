@@ -45,13 +45,13 @@ use std::io::Write;
 /// Options of [`read`].
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
-pub struct ReadOptions {
+pub struct NpyReadOptions {
     /// Size limits: `max_rank`, `max_dense_elements` elements, `max_body_len` data bytes.
     pub limits: Limits,
 }
 
-impl ReadOptions {
-    /// Sets [`ReadOptions::limits`].
+impl NpyReadOptions {
+    /// Sets [`NpyReadOptions::limits`].
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
@@ -61,14 +61,14 @@ impl ReadOptions {
 /// Options of [`write()`].
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
-pub struct WriteOptions {
+pub struct NpyWriteOptions {
     /// Bounds the expansion of a sparse message to a dense array
     /// (`max_dense_elements`).
     pub limits: Limits,
 }
 
-impl WriteOptions {
-    /// Sets [`WriteOptions::limits`].
+impl NpyWriteOptions {
+    /// Sets [`NpyWriteOptions::limits`].
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
@@ -182,11 +182,11 @@ fn aligned_copy(data: &[u8], width: usize, swap: bool) -> Buffer {
 ///
 /// let t = Tensor::from_vec(vec![2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
 /// let mut file = Vec::new();
-/// npy::write(&[Message::from(t.clone())], &mut file, &npy::WriteOptions::default())?;
+/// npy::write(&[Message::from(t.clone())], &mut file, &npy::NpyWriteOptions::default())?;
 /// assert!(file.starts_with(b"\x93NUMPY"));
 ///
 /// let buffer = arrow_buffer::Buffer::from_vec(file);
-/// let back = npy::read(buffer.clone(), &npy::ReadOptions::default())?;
+/// let back = npy::read(buffer.clone(), &npy::NpyReadOptions::default())?;
 /// let back = back[0].as_tensor().unwrap();
 /// assert_eq!(back.shape(), &[2, 3]);
 /// assert_eq!(back.get(&[1, 2])?, Scalar::Float32(6.0));
@@ -195,7 +195,7 @@ fn aligned_copy(data: &[u8], width: usize, swap: bool) -> Buffer {
 /// assert_eq!(back.data().as_ptr(), buffer.as_slice()[128..].as_ptr());
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
-pub fn read(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Vec<Message>> {
+pub fn read(data: impl Into<Buffer>, options: &NpyReadOptions) -> Result<Vec<Message>> {
     read_tensor(data.into(), &options.limits).map(|t| vec![Message::Tensor(t)])
 }
 
@@ -232,20 +232,20 @@ pub(crate) fn read_tensor(buffer: Buffer, limits: &Limits) -> Result<Tensor> {
 /// let data = arrow_buffer::Buffer::from_vec(vec![1u16, 2, 3, 4]);
 /// let t = Tensor::try_new(ValueType::UInt16, vec![2, 2], column_major_strides(&[2, 2], 2), data)?;
 /// let mut file = Vec::new();
-/// npy::write(&[Message::from(t.clone())], &mut file, &npy::WriteOptions::default())?;
+/// npy::write(&[Message::from(t.clone())], &mut file, &npy::NpyWriteOptions::default())?;
 /// assert!(std::str::from_utf8(&file[10..64]).unwrap().contains("'fortran_order': True"));
-/// let back = npy::read(file, &npy::ReadOptions::default())?;
+/// let back = npy::read(file, &npy::NpyReadOptions::default())?;
 /// let back = back[0].as_tensor().unwrap();
 /// assert_eq!(back.strides(), t.strides());
 /// assert_eq!(back.to_vec::<u16>()?, vec![1, 3, 2, 4]);
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
-pub fn write<W: Write>(messages: &[Message], mut out: W, options: &WriteOptions) -> Result<()> {
+pub fn write<W: Write>(messages: &[Message], mut out: W, options: &NpyWriteOptions) -> Result<()> {
     write_to(messages, &mut out, options)
 }
 
 /// [`write`] (not generic: compiled in this crate only).
-fn write_to(messages: &[Message], out: &mut dyn Write, options: &WriteOptions) -> Result<()> {
+fn write_to(messages: &[Message], out: &mut dyn Write, options: &NpyWriteOptions) -> Result<()> {
     match super::one_message(messages, "writing a .npy file")? {
         Message::Tensor(t) => write_tensor(t, out),
         Message::SparseTensor(s) => {

@@ -4,7 +4,7 @@
 use super::sparse::read_sparse;
 use super::{
     entry_error, finish_archive, in_member, member_error, member_options, npy, open_archive,
-    read_file, Members, WriteOptions, FORMAT_MEMBER,
+    read_file, Members, NpzWriteOptions, FORMAT_MEMBER,
 };
 use crate::codec::{Limits, Message};
 use crate::custom_metadata::{CustomMetadata, NAME_KEY};
@@ -127,8 +127,8 @@ pub struct BundleWriter<W: Write + Seek> {
 
 impl<W: Write + Seek> BundleWriter<W> {
     /// A writer of a bundle into `out` (members stored, or deflated per
-    /// [`WriteOptions::compressed`]).
-    pub fn new(out: W, options: &WriteOptions) -> Self {
+    /// [`NpzWriteOptions::compressed`]).
+    pub fn new(out: W, options: &NpzWriteOptions) -> Self {
         BundleWriter {
             zip: zip::ZipWriter::new(out),
             compressed: options.compressed,

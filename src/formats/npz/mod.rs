@@ -67,14 +67,14 @@ fn member_error(name: &str, reason: impl Into<String>) -> crate::Error {
 /// Options of [`read`].
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
-pub struct ReadOptions {
+pub struct NpzReadOptions {
     /// Size limits: `max_body_len` per member and for all members of a bundle together,
     /// `max_rank`, `max_nnz`, and the `.npy` limits of each member.
     pub limits: Limits,
 }
 
-impl ReadOptions {
-    /// Sets [`ReadOptions::limits`].
+impl NpzReadOptions {
+    /// Sets [`NpzReadOptions::limits`].
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
@@ -84,14 +84,14 @@ impl ReadOptions {
 /// Options of [`write()`] and [`BundleWriter`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct WriteOptions {
+pub struct NpzWriteOptions {
     /// Deflate-compress the members (as `save_npz(..., compressed=True)`, numpy's
     /// `savez_compressed`); default `false`, stored members (as `compressed=False`).
     pub compressed: bool,
 }
 
-impl WriteOptions {
-    /// Sets [`WriteOptions::compressed`].
+impl NpzWriteOptions {
+    /// Sets [`NpzWriteOptions::compressed`].
     pub fn with_compressed(mut self, compressed: bool) -> Self {
         self.compressed = compressed;
         self
@@ -144,8 +144,8 @@ impl WriteOptions {
 ///     Message::from(ids), // unnamed: written as arr_0, as numpy.savez names it
 /// ];
 /// let mut file = Cursor::new(Vec::new());
-/// npz::write(&messages, &mut file, &npz::WriteOptions::default().with_compressed(true))?;
-/// let back = npz::read(file.into_inner(), &npz::ReadOptions::default())?;
+/// npz::write(&messages, &mut file, &npz::NpzWriteOptions::default().with_compressed(true))?;
+/// let back = npz::read(file.into_inner(), &npz::NpzReadOptions::default())?;
 /// assert_eq!(back.len(), 2);
 /// assert_eq!(back[0].name(), Some("weights"));
 /// assert_eq!(back[1].name(), Some("arr_0"));
@@ -154,12 +154,12 @@ impl WriteOptions {
 /// // A scipy sparse bundle: one sparse message.
 /// let csr = SparseTensor::csr([3, 4], vec![0i32, 1, 1, 3], vec![2, 0, 3], vec![1.5f64, -2.0, 4.0])?;
 /// let mut file = Cursor::new(Vec::new());
-/// npz::write(&[Message::from(csr.clone())], &mut file, &npz::WriteOptions::default())?;
-/// let back = npz::read(file.into_inner(), &npz::ReadOptions::default())?;
+/// npz::write(&[Message::from(csr.clone())], &mut file, &npz::NpzWriteOptions::default())?;
+/// let back = npz::read(file.into_inner(), &npz::NpzReadOptions::default())?;
 /// assert!(back[0].as_sparse().unwrap().content_eq(&csr));
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
-pub fn read(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Vec<Message>> {
+pub fn read(data: impl Into<Buffer>, options: &NpzReadOptions) -> Result<Vec<Message>> {
     let data: Buffer = data.into();
     read_from(std::io::Cursor::new(data.as_slice()), &options.limits)
 }
@@ -180,13 +180,13 @@ pub(crate) fn read_from<R: Read + Seek>(reader: R, limits: &Limits) -> Result<Ve
 ///
 /// A scipy bundle's members are written in scipy's order (`indices`, `indptr` or `row`,
 /// `col`; then `format`, `shape`, `data`), stored or deflated per
-/// [`WriteOptions::compressed`]; the index arrays keep their integer type; no `_is_array`
+/// [`NpzWriteOptions::compressed`]; the index arrays keep their integer type; no `_is_array`
 /// member is written (wrap the result in `csr_array(...)` for an array). Dimension names
 /// are dropped. See [`read`] for an example.
 pub fn write<W: std::io::Write + Seek>(
     messages: &[Message],
     out: W,
-    options: &WriteOptions,
+    options: &NpzWriteOptions,
 ) -> Result<()> {
     if let [Message::SparseTensor(t)] = messages {
         return sparse::write_sparse(t, out, options);

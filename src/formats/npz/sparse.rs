@@ -1,7 +1,9 @@
 //! scipy sparse bundles (`scipy.sparse.save_npz` / `load_npz`): read into a
 //! [`SparseTensor`] and written from one.
 
-use super::{finish_archive, index_type, member_error, member_options, npy, Members, WriteOptions};
+use super::{
+    finish_archive, index_type, member_error, member_options, npy, Members, NpzWriteOptions,
+};
 use crate::array::IndexArray;
 use crate::error::{ErrorKind, Result};
 use crate::sparse::{CompressedAxis, CooIndex, CooOrder, CsxIndex, SparseIndex, SparseTensor};
@@ -146,7 +148,7 @@ fn coo_tensor(
 /// Writes one `.npy` member: header, then the little-endian data of a 1-d or scalar array.
 fn write_member<W: Write + Seek>(
     zip: &mut zip::ZipWriter<W>,
-    options: &WriteOptions,
+    options: &NpzWriteOptions,
     name: &str,
     descr: &str,
     shape: &[usize],
@@ -169,7 +171,7 @@ fn index_descr(t: IndexType) -> &'static str {
 pub(super) fn write_sparse<W: Write + Seek>(
     tensor: &SparseTensor,
     out: W,
-    options: &WriteOptions,
+    options: &NpzWriteOptions,
 ) -> Result<()> {
     if tensor.ndim() != 2 {
         return Err(ErrorKind::InvalidRank {

@@ -1,6 +1,6 @@
 //! The entries of a FROSTT file a bounded batch at a time.
 
-use super::{layout, nnz_limit, ReadOptions, FORMAT};
+use super::{layout, nnz_limit, TnsReadOptions, FORMAT};
 use crate::error::Result;
 use crate::formats::text::chunks::{source, TextChunks};
 use crate::formats::{EntriesHeader, EntryChunks, EntrySource};
@@ -8,7 +8,7 @@ use arrow_buffer::Buffer;
 
 /// Reads the entries of a FROSTT file a batch at a time: the header (the given shape if
 /// any, the rank of the first entry line, value and index types) first, then batches of
-/// at most [`ReadOptions::chunk_entries`] entries in file order. The batches concatenated
+/// at most [`TnsReadOptions::chunk_entries`] entries in file order. The batches concatenated
 /// are the entries [`read`](super::read) returns; each line is checked as `read` checks it,
 /// with the same errors (naming the line), found at the batch that holds the line; the
 /// entry count is checked against `max_nnz` as the batches come. Without a given shape,
@@ -19,19 +19,19 @@ use arrow_buffer::Buffer;
 /// ```
 /// use arrow_tensor_ipc::formats::tns;
 /// let file = b"1 1 1.5\n2 3 -2\n4 1 0.5\n";
-/// let mut chunks = tns::read_chunks(file, &tns::ReadOptions::default().with_chunk_entries(2))?;
+/// let mut chunks = tns::read_chunks(file, &tns::TnsReadOptions::default().with_chunk_entries(2))?;
 /// assert_eq!((chunks.header().ndim, chunks.header().shape.clone()), (2, None));
 /// let batches = chunks.by_ref().collect::<Result<Vec<_>, _>>()?;
 /// assert_eq!(batches.iter().map(|b| b.len()).collect::<Vec<_>>(), vec![2, 1]);
 /// assert_eq!(chunks.extent(), vec![4, 3]);
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
-pub fn read_chunks(data: impl Into<Buffer>, options: &ReadOptions) -> Result<EntryChunks> {
+pub fn read_chunks(data: impl Into<Buffer>, options: &TnsReadOptions) -> Result<EntryChunks> {
     read_chunks_of(data.into(), options)
 }
 
 /// [`read_chunks`] of a buffer (not generic: compiled in this crate only).
-fn read_chunks_of(data: Buffer, options: &ReadOptions) -> Result<EntryChunks> {
+fn read_chunks_of(data: Buffer, options: &TnsReadOptions) -> Result<EntryChunks> {
     let layout = layout(data.as_slice(), options)?;
     let ndim = layout
         .lines

@@ -43,7 +43,7 @@ const FORMAT: &str = "FROSTT";
 /// Options of [`read`] and [`read_chunks`].
 #[derive(Clone)]
 #[non_exhaustive]
-pub struct ReadOptions<'a> {
+pub struct TnsReadOptions<'a> {
     /// The shape; `None` (the default) takes the largest coordinate of each dimension. A
     /// coordinate beyond a given shape is an error.
     pub shape: Option<Vec<usize>>,
@@ -61,9 +61,9 @@ pub struct ReadOptions<'a> {
     pub chunk_entries: usize,
 }
 
-impl Default for ReadOptions<'_> {
+impl Default for TnsReadOptions<'_> {
     fn default() -> Self {
-        ReadOptions {
+        TnsReadOptions {
             shape: None,
             value_type: ValueType::Float64,
             index_type: IndexType::Int64,
@@ -75,16 +75,16 @@ impl Default for ReadOptions<'_> {
     }
 }
 
-super::text::read_option_setters!(ReadOptions);
+super::text::read_option_setters!(TnsReadOptions);
 
-impl ReadOptions<'_> {
-    /// Sets [`ReadOptions::shape`].
+impl TnsReadOptions<'_> {
+    /// Sets [`TnsReadOptions::shape`].
     pub fn with_shape(mut self, shape: Vec<usize>) -> Self {
         self.shape = Some(shape);
         self
     }
 
-    /// Sets [`ReadOptions::value_type`].
+    /// Sets [`TnsReadOptions::value_type`].
     pub fn with_value_type(mut self, value_type: ValueType) -> Self {
         self.value_type = value_type;
         self
@@ -94,13 +94,13 @@ impl ReadOptions<'_> {
 /// Options of [`write()`].
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
-pub struct WriteOptions {
+pub struct TnsWriteOptions {
     /// Threads formatting the output; 0 (the default) uses every core.
     pub threads: usize,
 }
 
-impl WriteOptions {
-    /// Sets [`WriteOptions::threads`].
+impl TnsWriteOptions {
+    /// Sets [`TnsWriteOptions::threads`].
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
@@ -116,18 +116,18 @@ impl WriteOptions {
 /// ```
 /// use arrow_tensor_ipc::formats::tns;
 /// use arrow_tensor_ipc::Scalar;
-/// let messages = tns::read(b"# a 3-D tensor\n1 1 1 1.5\n2 3 1 -2\n", &tns::ReadOptions::default())?;
+/// let messages = tns::read(b"# a 3-D tensor\n1 1 1 1.5\n2 3 1 -2\n", &tns::TnsReadOptions::default())?;
 /// let t = messages[0].as_sparse().unwrap();
 /// assert_eq!(t.shape(), &[2, 3, 1]);
 /// assert_eq!(t.get(&[1, 2, 0])?, Scalar::Float64(-2.0));
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
-pub fn read(data: impl Into<Buffer>, options: &ReadOptions) -> Result<Vec<Message>> {
+pub fn read(data: impl Into<Buffer>, options: &TnsReadOptions) -> Result<Vec<Message>> {
     read_buffer(&data.into(), options)
 }
 
 /// [`read`] of a buffer (not generic: compiled in this crate only).
-fn read_buffer(data: &Buffer, options: &ReadOptions) -> Result<Vec<Message>> {
+fn read_buffer(data: &Buffer, options: &TnsReadOptions) -> Result<Vec<Message>> {
     let bytes = data.as_slice();
     let t = crate::dispatch_value!(options.value_type, T => read_typed::<T>(bytes, options))?;
     Ok(vec![Message::SparseTensor(t)])
@@ -143,7 +143,7 @@ pub(super) struct Layout {
 
 /// Finds the first entry line, takes the rank from it and checks it against the limits and
 /// the given shape.
-pub(super) fn layout(bytes: &[u8], options: &ReadOptions) -> Result<Layout> {
+pub(super) fn layout(bytes: &[u8], options: &TnsReadOptions) -> Result<Layout> {
     let mut p = 0;
     let first = loop {
         if p >= bytes.len() {
@@ -402,7 +402,7 @@ pub(super) fn nnz_limit(nnz: u64, max_nnz: u64) -> Result<()> {
     Ok(())
 }
 
-fn read_typed<T: TextValue>(bytes: &[u8], options: &ReadOptions) -> Result<SparseTensor> {
+fn read_typed<T: TextValue>(bytes: &[u8], options: &TnsReadOptions) -> Result<SparseTensor> {
     let layout = layout(bytes, options)?;
     let Some(lines) = layout.lines else {
         // No entry: the given shape (checked by `layout`) and no values.
@@ -464,14 +464,14 @@ fn read_typed<T: TextValue>(bytes: &[u8], options: &ReadOptions) -> Result<Spars
 /// use arrow_tensor_ipc::{Message, Tensor};
 /// let t = Tensor::from_vec(vec![2, 2], vec![0i32, 7, 0, -1])?;
 /// let mut out = Vec::new();
-/// tns::write(&[Message::from(t)], &mut out, &tns::WriteOptions::default())?;
+/// tns::write(&[Message::from(t)], &mut out, &tns::TnsWriteOptions::default())?;
 /// assert_eq!(out, b"1 2 7\n2 2 -1\n");
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
 pub fn write<W: std::io::Write>(
     messages: &[Message],
     out: W,
-    options: &WriteOptions,
+    options: &TnsWriteOptions,
 ) -> Result<()> {
     super::write_buffered(out, &mut |w| write_to(messages, w, options))
 }
@@ -480,7 +480,7 @@ pub fn write<W: std::io::Write>(
 fn write_to(
     messages: &[Message],
     out: &mut dyn std::io::Write,
-    options: &WriteOptions,
+    options: &TnsWriteOptions,
 ) -> Result<()> {
     let message = super::one_message(messages, "writing a FROSTT file")?;
     let coo: Cow<SparseTensor> = match message {

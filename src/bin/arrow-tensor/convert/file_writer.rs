@@ -15,7 +15,7 @@ use std::io::{BufWriter, Write};
 /// bundle of named arrays, names from the messages' metadata, else `arr_0`, `arr_1`, ...).
 pub struct FileWriter {
     format: FileKind,
-    options: formats::WriteOptions,
+    options: formats::FileWriteOptions,
     state: WriterState,
 }
 
@@ -30,7 +30,7 @@ enum WriterState {
 
 impl FileWriter {
     /// A writer of a file of `format` (one of [`FileKind::is_format_file`]) into `file`.
-    pub fn new(format: FileKind, file: File, options: &formats::WriteOptions) -> Self {
+    pub fn new(format: FileKind, file: File, options: &formats::FileWriteOptions) -> Self {
         FileWriter {
             format,
             options: options.clone(),
@@ -92,7 +92,7 @@ fn write(
     format: FileKind,
     message: &Message,
     file: File,
-    options: &formats::WriteOptions,
+    options: &formats::FileWriteOptions,
 ) -> arrow_tensor_ipc::Result<()> {
     let mut out = BufWriter::with_capacity(1 << 16, file);
     let one = std::slice::from_ref(message);

@@ -23,7 +23,7 @@ pub enum Target {
     Table(TableFormat, FixedShapeOptions),
     /// One tensor in a file of `arrow_tensor_ipc::formats` (Matrix Market, FROSTT, `.npy`,
     /// `.npz`), written with these options.
-    File(FileKind, formats::WriteOptions),
+    File(FileKind, formats::FileWriteOptions),
     /// Record batches of a table format in a Parquet file; `None`: a COO table when the
     /// first message is sparse, a fixed-shape tensor column when it is dense.
     Parquet(Option<TableFormat>, FixedShapeOptions),
