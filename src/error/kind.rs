@@ -490,10 +490,14 @@ pub enum ErrorKind {
         message: String,
     },
 
-    /// The `parquet` crate failed writing a file.
+    /// The `parquet` crate failed writing a file (its error's text: the crate's error type
+    /// stays out of this crate's API).
     #[cfg(feature = "parquet")]
-    #[error("Parquet: {0}")]
-    Parquet(#[from] ::parquet::errors::ParquetError),
+    #[error("Parquet: {reason}")]
+    Parquet {
+        /// What the `parquet` crate said.
+        reason: String,
+    },
 
     /// A tiled dataset (`docs/dataset-format.md`) breaks a rule of its format: a manifest
     /// that is not the JSON it must be or whose numbers disagree, a file missing or not

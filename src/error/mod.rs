@@ -180,6 +180,15 @@ impl ErrorKind {
             reason: e.to_string(),
         }
     }
+
+    /// [`ErrorKind::Parquet`] with the `parquet` crate's message (kept as text, as for
+    /// [`ErrorKind::flatbuffer`]).
+    #[cfg(feature = "parquet")]
+    pub(crate) fn parquet(e: ::parquet::errors::ParquetError) -> ErrorKind {
+        ErrorKind::Parquet {
+            reason: e.to_string(),
+        }
+    }
 }
 
 /// The accepted range of [`ErrorKind::OutOfRange`] in words: `outside 1..=22`, or the one

@@ -200,7 +200,8 @@ impl<W: Write + Send> ParquetWriter<W> {
         let writer_options = ArrowWriterOptions::new()
             .with_properties(properties)
             .with_skip_arrow_metadata(true);
-        let inner = ArrowWriter::try_new_with_options(writer, relaxed.clone(), writer_options)?;
+        let inner = ArrowWriter::try_new_with_options(writer, relaxed.clone(), writer_options)
+            .map_err(ErrorKind::parquet)?;
         Ok(ParquetWriter {
             inner,
             schema,
@@ -223,7 +224,7 @@ impl<W: Write + Send> ParquetWriter<W> {
             });
         }
         if Arc::ptr_eq(&self.schema, &self.relaxed) {
-            self.inner.write(batch)?;
+            self.inner.write(batch).map_err(ErrorKind::parquet)?;
             return Ok(());
         }
         let columns = batch
@@ -239,7 +240,7 @@ impl<W: Write + Send> ParquetWriter<W> {
             })
             .collect::<Result<Vec<ArrayRef>>>()?;
         let relaxed = RecordBatch::try_new(self.relaxed.clone(), columns)?;
-        self.inner.write(&relaxed)?;
+        self.inner.write(&relaxed).map_err(ErrorKind::parquet)?;
         Ok(())
     }
 
@@ -250,7 +251,9 @@ impl<W: Write + Send> ParquetWriter<W> {
 
     /// Flushes the last row group, writes the footer and returns the sink.
     pub fn finish(self) -> Result<W> {
-        Ok(self.inner.into_inner()?)
+        self.inner
+            .into_inner()
+            .map_err(|e| ErrorKind::parquet(e).into())
     }
 }
 
