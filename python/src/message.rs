@@ -347,7 +347,9 @@ impl PyMessage {
             Ok(match (inner, target) {
                 (Message::Tensor(t), None) => Message::Tensor(t.clone()),
                 (Message::SparseTensor(t), None) => Message::Tensor(t.to_dense()?),
-                (Message::Tensor(t), Some(f)) => Message::SparseTensor(t.to_sparse_with(f, &options)?),
+                (Message::Tensor(t), Some(f)) => {
+                    Message::SparseTensor(t.to_sparse_with(f, &options)?)
+                }
                 (Message::SparseTensor(t), Some(f)) => {
                     Message::SparseTensor(t.to_format_with(f, &options)?)
                 }
