@@ -614,10 +614,11 @@ fn a_coordinate_stored_twice_is_found_under_strict_validation() {
     twice.nnz += f0.nnz;
     set_manifest(dir.path(), &twice.to_json());
     let e = read_error(dir.path(), &DatasetReadOptions::default());
-    assert!(
-        matches!(e.kind(), ErrorKind::DuplicateCoordinate { .. }),
-        "{e}"
-    );
+    // The first row of the copy repeats the first row of the original.
+    assert_names(&e, &twice.tiles[0].files[1].path, Some(0));
+    assert!(e.to_string().contains("a second time"), "{e}");
+    let e = open(dir.path()).read_tile(&m.tiles[0].tile).unwrap_err();
+    assert_names(&e, &twice.tiles[0].files[1].path, Some(0));
     // Permissive: the entries come back (a COO tensor with duplicates sums them).
     let d = Dataset::open(
         dir.path(),
@@ -778,4 +779,93 @@ fn coo_table_batches_written_through_the_batch_writer_trait() {
     let back = open(dir.path()).read_all().unwrap();
     assert_eq!(back.nnz(), t.nnz());
     assert!(back.to_dense().unwrap().content_eq(&t.to_dense().unwrap()));
+}
+
+#[test]
+fn independent_writers_of_one_tile_each_and_one_manifest() {
+    let t = random_coo(&[50, 40], 300, 7)
+        .with_dim_names(["r", "c"])
+        .unwrap();
+    let info = TensorInfo::of_sparse(&t);
+    let dir = TempDir::new("for-tiles");
+    let tile_shape = [16usize, 16];
+    // One writer per tile, as the tasks of a cluster: each writes its tile's entries in
+    // local coordinates; the tiles they return make the manifest.
+    let reference = write(
+        TempDir::new("for-tiles-ref").path(),
+        &t,
+        &tile_shape,
+        &DatasetWriteOptions::default(),
+    );
+    let whole = TempDir::new("for-tiles-whole");
+    write(
+        whole.path(),
+        &t,
+        &tile_shape,
+        &DatasetWriteOptions::default(),
+    );
+    let source = open(whole.path());
+    let mut tiles = Vec::new();
+    for entry in reference.tiles.iter().rev() {
+        let local = source.read_tile(&entry.tile).unwrap();
+        let mut w = DatasetWriter::for_tiles(
+            dir.path(),
+            &info,
+            tile_shape,
+            &DatasetWriteOptions::default(),
+        )
+        .unwrap();
+        w.write_tile(&entry.tile, &local).unwrap();
+        tiles.extend(w.finish_tiles().unwrap());
+    }
+    assert!(!dir.path().join(MANIFEST_FILE).exists());
+    let manifest = Manifest::from_tiles(&info, &tile_shape, tiles.clone()).unwrap();
+    assert_eq!(manifest, reference);
+    manifest.write(dir.path()).unwrap();
+    let back = open(dir.path()).read_all().unwrap();
+    assert!(back.to_dense().unwrap().content_eq(&t.to_dense().unwrap()));
+
+    // A tile outside the grid, or written twice, is refused naming the manifest.
+    let mut twice = tiles.clone();
+    twice.push(tiles[0].clone());
+    let e = Manifest::from_tiles(&info, &tile_shape, twice).unwrap_err();
+    assert_names(&e, MANIFEST_FILE, None);
+    let outside = arrow_tensor_ipc::dataset::TileEntry::new(
+        vec![4, 0],
+        vec![arrow_tensor_ipc::dataset::FileEntry::new(
+            "tile_0=4/tile_1=0/part-00000.parquet",
+            1,
+        )],
+    );
+    let e = Manifest::from_tiles(&info, &tile_shape, [outside]).unwrap_err();
+    assert_names(&e, MANIFEST_FILE, None);
+    assert!(e.to_string().contains("outside the grid"), "{e}");
+}
+
+#[test]
+fn one_tile_is_read_with_the_manifest_of_that_tile_alone() {
+    let (dir, t, m) = sample("for-tile");
+    let tile = m.tiles[1].tile.clone();
+    let one = m.for_tile(&tile);
+    assert_eq!(one.tiles, [m.tiles[1].clone()]);
+    assert_eq!(one.nnz, m.tiles[1].nnz);
+    // The manifest of one tile is a manifest: it parses back as it is.
+    let text = one.to_json();
+    let parsed = Manifest::parse(&text, &Default::default(), 16).unwrap();
+    assert_eq!(parsed, one);
+    // The other tiles' files are not needed.
+    std::fs::remove_file(dir.path().join(&m.tiles[0].files[0].path)).unwrap();
+    let d = Dataset::with_manifest(dir.path(), parsed, &DatasetReadOptions::default()).unwrap();
+    let got = d.read_tile(&tile).unwrap();
+    let want = Dataset::with_manifest(dir.path(), m.clone(), &DatasetReadOptions::default());
+    assert!(want.is_err(), "the whole manifest lists the removed file");
+    assert_eq!(got.nnz() as u64, m.tiles[1].nnz);
+    let origin: Vec<usize> = tile.iter().map(|&i| i * 8).collect();
+    for e in got.iter().unwrap() {
+        let global: Vec<usize> = e.coords.iter().zip(&origin).map(|(c, o)| c + o).collect();
+        assert_eq!(t.get(&global).unwrap(), e.value);
+    }
+    // An empty tile: no files, no entries.
+    let empty = m.for_tile(&[99, 99]);
+    assert!(empty.tiles.is_empty() && empty.nnz == 0);
 }

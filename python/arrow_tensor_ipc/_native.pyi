@@ -31,7 +31,9 @@ class ArrowTensorError(ValueError):
     column: Optional[str]
     """Column of a record batch."""
     row: Optional[int]
-    """Row of a record batch."""
+    """Row of a record batch, or of a dataset's ``file``."""
+    file: Optional[str]
+    """File of a tiled dataset, relative to its directory (``_tensor.json`` for the manifest)."""
 
 class BufferView:
     """A read-only byte buffer of a message, exported through the buffer protocol."""
@@ -143,3 +145,57 @@ def write_path(
     path: Union[str, PathLike[str]], messages: Sequence[Message], arrow_compatible: bool = True
 ) -> None: ...
 def write_file(file: Any, messages: Sequence[Message], arrow_compatible: bool = True) -> None: ...
+
+class Dataset:
+    """A tiled dataset opened by the caller of ``read_dataset``: its manifest read and
+    checked, every listed file present, no unlisted data file."""
+
+    def __init__(self, root: Union[str, PathLike[str]]) -> None: ...
+    @property
+    def shape(self) -> list[int]: ...
+    @property
+    def dim_names(self) -> list[str]: ...
+    @property
+    def value_type(self) -> str: ...
+    @property
+    def format(self) -> str: ...
+    @property
+    def tile_shape(self) -> list[int]: ...
+    @property
+    def grid(self) -> list[int]: ...
+    @property
+    def nnz(self) -> int: ...
+    def manifest_json(self) -> str: ...
+    def tile_manifest(self, tile: Sequence[int]) -> str: ...
+
+def read_tile(
+    root: Union[str, PathLike[str]], manifest: str, tile: Sequence[int], layout: str
+) -> tuple[np.ndarray, ...]: ...
+def create_dataset(
+    root: Union[str, PathLike[str]],
+    shape: Sequence[int],
+    dim_names: Sequence[str],
+    value_type: str,
+    format: str,
+    tile_shape: Sequence[int],
+) -> None: ...
+def write_tile(
+    root: Union[str, PathLike[str]],
+    shape: Sequence[int],
+    dim_names: Sequence[str],
+    value_type: str,
+    format: str,
+    tile_shape: Sequence[int],
+    tile: Sequence[int],
+    block: Message,
+    compression: str,
+) -> list[tuple[str, int]]: ...
+def write_manifest(
+    root: Union[str, PathLike[str]],
+    shape: Sequence[int],
+    dim_names: Sequence[str],
+    value_type: str,
+    format: str,
+    tile_shape: Sequence[int],
+    tiles: Sequence[tuple[Sequence[int], Sequence[tuple[str, int]]]],
+) -> None: ...

@@ -5,14 +5,21 @@ one Hive partition directory per tile, plus a manifest ``_tensor.json``. It is w
 ``arrow-tensor tile`` writes, what ``arrow-tensor convert DIR OUT`` reassembles, and what
 DuckDB, pyarrow or polars read as one table with ``DIR/**/*.parquet``.
 
-- :func:`read_dataset` gives a lazy ``dask.array.Array`` with one chunk per tile: a
-  pydata ``sparse.COO`` per chunk (numpy with ``dense=True``); each task memory-maps and
-  checks only its own tile's files.
-- :func:`write_dataset` writes a Dask array whose chunks are numpy arrays, ``sparse.COO``
-  or ``scipy.sparse`` matrices: each chunk is written by a task on the worker that holds
-  it, and the manifest last, by the caller.
+- :func:`read_dataset` gives a lazy ``dask.array.Array`` with one chunk per tile, in the
+  chunk format asked for: pydata ``sparse.COO`` (the default), scipy ``csr_array`` or
+  ``csc_array`` (2-D), pydata ``sparse.GCXS`` (any rank) or numpy. Each task reads only its
+  own tile's files with the Rust crate (memory-mapped, checked against the manifest) and
+  builds its chunk from the arrays the crate returns, without copying them.
+- :func:`write_dataset` writes a Dask array whose chunks are numpy arrays, pydata
+  ``sparse`` arrays or ``scipy.sparse`` matrices and arrays: each chunk is written by a task
+  on the worker that holds it, and the manifest last, by the caller.
 
-Both run on Dask's default scheduler and, unchanged, on a ``distributed.Client``.
+Every rule of the format (the manifest, the files, their rows) is checked by the Rust
+crate, and every error is its :class:`~arrow_tensor_ipc.ArrowTensorError`, with the kind
+(``"dataset"`` for a broken rule, ``"dataset_file"`` for a file the Parquet reader
+refuses), the ``file`` (relative to the dataset's directory) and the ``row`` where one
+applies. Both functions run on Dask's default scheduler and, unchanged, on a
+``distributed.Client``.
 
 >>> import numpy as np, dask.array as da, tempfile, os
 >>> from arrow_tensor_ipc.dask import read_dataset, write_dataset
@@ -22,92 +29,222 @@ Both run on Dask's default scheduler and, unchanged, on a ``distributed.Client``
 >>> arr = read_dataset(path)
 >>> arr.chunks, float(arr.sum().compute())
 (((4, 2), (3, 2)), 2.0)
->>> bool((read_dataset(path, dense=True).compute() == x).all())
+>>> bool((read_dataset(path, format="dense").compute() == x).all())
 True
+>>> float((read_dataset(path, format="csr") @ np.ones(5)).sum().compute())
+2.0
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import sys
+from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
 
+import dask
+import dask.array as da
 import numpy as np
+import scipy.sparse as sp
+from dask.array.backends import _tensordot_scipy_sparse
+from dask.array.dispatch import tensordot_lookup
+from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
 
-from ._coo_table import coordinate_type, error
-from ._dataset import (
-    MANIFEST,
-    TileSpec,
-    check_files,
-    manifest_json,
-    read_manifest,
-    read_tile_coo,
-    write_tile,
-)
+from . import _native
 from ._dtypes import DTYPES, value_type_name
+from ._inputs import to_native
 
-__all__ = ["read_dataset", "write_dataset"]
+__all__ = ["CHUNK_FORMATS", "CSCChunk", "CSRChunk", "read_dataset", "write_dataset"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+#: The chunk formats of :func:`read_dataset`.
+CHUNK_FORMATS = ("coo", "csr", "csc", "gcxs", "dense")
 
-def _read_chunk(spec: TileSpec, dense: bool) -> Any:
-    """One task: the chunk of tile ``spec.tile``, as ``sparse.COO`` or numpy."""
-    coords, values = read_tile_coo(spec)
-    extents = tuple(hi - lo for lo, hi in spec.bounds())
-    if dense:
-        out = np.zeros(extents, dtype=DTYPES[spec.value_type])
-        if values.size:
-            out[tuple(coords)] = values
-        return out
+
+@dataclass(frozen=True)
+class _TileSpec:
+    """What a task needs to read one tile (small, pickled to workers): the dataset's
+    directory, the manifest of this tile alone (JSON), the tile, its extents and the chunk
+    format."""
+
+    root: str
+    manifest: str
+    tile: tuple[int, ...]
+    extents: tuple[int, ...]
+    format: str
+
+
+def _read_chunk(spec: _TileSpec) -> Any:
+    """One task: the chunk of tile ``spec.tile`` in ``spec.format``."""
+    parts = _native.read_tile(spec.root, spec.manifest, list(spec.tile), spec.format)
+    shape = spec.extents
+    if spec.format == "coo":
+        import sparse
+
+        coords, values = parts
+        return sparse.COO(
+            coords,
+            values,
+            shape=shape,
+            has_duplicates=False,
+            sorted=True,
+            fill_value=values.dtype.type(0),
+        )
+    if spec.format == "dense":
+        return parts[0].reshape(shape)
+    values, indices, indptr = parts
+    if spec.format == "gcxs":
+        import sparse
+
+        axes = (0,) if len(shape) > 1 else ()
+        return sparse.GCXS(
+            (values, indices, indptr),
+            shape=shape,
+            compressed_axes=axes,
+            fill_value=values.dtype.type(0),
+        )
+    cls = CSRChunk if spec.format == "csr" else CSCChunk
+    return cls((values, indices, indptr), shape=shape)
+
+
+# ---------------------------------------------------------------------------------------
+# scipy chunks that Dask computes on.
+#
+# Dask registers scipy's sparse arrays for concatenation and for 2-D by 2-D tensordot, but
+# its reductions call ``chunk.sum(..., keepdims=True)``, which scipy's ``sum`` does not
+# take, its ``matmul`` calls ``numpy.matmul`` on the chunks, which scipy's arrays do not
+# implement, and its tensordot refuses a 1-D operand (``arr.dot(v)``). The chunk classes
+# below are scipy's CSR and CSC arrays with those three: a ``sum`` with ``keepdims``,
+# ``numpy.matmul`` through scipy's product, and a tensordot registered with Dask for one
+# contracted axis against an operand of rank 1 or 2. Everything else is scipy's.
+
+
+class _DaskMethods:
+    """What Dask needs of a 2-D scipy chunk beyond scipy's own methods."""
+
+    shape: tuple[int, ...]
+
+    def sum(
+        self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False
+    ) -> Any:
+        """scipy's ``sum``, also taking a tuple of axes and ``keepdims`` (a numpy array
+        then)."""
+        axes = _axes(axis)
+        r = super().sum(axis=None if len(axes) == 2 else axes[0], dtype=dtype)  # type: ignore[misc]
+        if keepdims:
+            r = np.asarray(r).reshape([1 if d in axes else n for d, n in enumerate(self.shape)])
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """``numpy.matmul`` as scipy's product; other ufuncs are not taken."""
+        if ufunc is np.matmul and method == "__call__" and not kwargs and len(inputs) == 2:
+            return _product(*inputs)
+        return NotImplemented
+
+
+class CSRChunk(_DaskMethods, sp.csr_array):
+    """A scipy ``csr_array`` that Dask computes on (``sum`` with ``keepdims``,
+    ``numpy.matmul``, tensordot with a vector): the chunk type of
+    ``read_dataset(..., format="csr")``. Everything else is scipy's."""
+
+
+class CSCChunk(_DaskMethods, sp.csc_array):
+    """A scipy ``csc_array`` that Dask computes on: the chunk type of
+    ``read_dataset(..., format="csc")``."""
+
+
+def _axes(axis: Any) -> tuple[int, ...]:
+    """A 2-D reduction's axes as a sorted tuple of non-negative axes."""
+    if axis is None:
+        return (0, 1)
+    items = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(sorted({int(a) % 2 for a in items}))
+
+
+def _tensordot(a: Any, b: Any, axes: Any) -> Any:
+    """Dask's tensordot of a sparse chunk with an operand of rank 1 or 2 (either side), one
+    contracted axis: scipy's product, the contracted axes moved into place."""
+    (ia,), (ib,) = ([x] if isinstance(x, int) else list(x) for x in axes)
+    if np.ndim(a) > 2 or np.ndim(b) > 2:
+        return _tensordot_scipy_sparse(a, b, axes=axes)
+    left = a.T if (np.ndim(a) == 2 and ia % 2 == 0) else a
+    right = b.T if (np.ndim(b) == 2 and ib % 2 == 1) else b
+    return _product(left, right)
+
+
+def _product(a: Any, b: Any) -> Any:
+    """``a @ b`` with a sparse operand on either side (dense @ sparse runs as the
+    transposed sparse product, which does not come back to numpy's ``matmul``)."""
+    if sp.issparse(a) or not sp.issparse(b):
+        return a @ b
+    return (b.T @ np.transpose(a)).T
+
+
+for _cls in (CSRChunk, CSCChunk):
+    tensordot_lookup.register(_cls, _tensordot)
+
+
+def _meta(format: str, rank: int, dtype: np.dtype) -> Any:
+    """An empty array of the chunk type (Dask's ``meta``)."""
+    empty = np.empty((0,) * rank, dtype=dtype)
+    if format == "dense":
+        return empty
+    if format in ("csr", "csc"):
+        return (CSRChunk if format == "csr" else CSCChunk)((0, 0), dtype=dtype)
     import sparse
 
-    return sparse.COO(
-        coords,
-        values,
-        shape=extents,
-        has_duplicates=False,
-        sorted=True,
-        fill_value=DTYPES[spec.value_type].type(0),
-    )
+    coo = sparse.COO.from_numpy(empty)
+    return coo if format == "coo" else sparse.GCXS(coo)
 
 
-def read_dataset(path: PathLike, *, dense: bool = False) -> Any:
+def read_dataset(path: PathLike, *, format: str = "coo", dense: bool = False) -> Any:
     """A tiled dataset as a lazy ``dask.array.Array``, one chunk per tile.
 
     The manifest is read and checked here, and the directory listed: a missing file, an
-    unlisted ``.parquet`` file or a manifest whose numbers disagree raise
+    unlisted ``.parquet`` file or a manifest that breaks a rule raise
     :class:`arrow_tensor_ipc.ArrowTensorError` at once. Each chunk's task reads only its
-    tile's files (memory-mapped), checks them against the manifest (schema, metadata, row
-    count, every row inside the tile, no coordinate twice) and raises
-    :class:`~arrow_tensor_ipc.ArrowTensorError` naming the file (and row) when they
-    disagree. Chunks are pydata ``sparse.COO`` arrays, or numpy arrays with
-    ``dense=True``; empty tiles are empty chunks and read no file.
-    """
-    import dask.array as da
-    from dask.highlevelgraph import HighLevelGraph
+    tile's files (memory-mapped: do not rewrite them while a computation reads them),
+    checks them against the manifest (schema, metadata, row count, every row inside the
+    tile, no coordinate twice) and raises :class:`~arrow_tensor_ipc.ArrowTensorError`
+    naming the ``file`` (and ``row``) when they disagree. Empty tiles are empty chunks and
+    read no file.
 
+    ``format`` is the chunk type: ``"coo"`` (pydata ``sparse.COO``), ``"csr"`` or
+    ``"csc"`` (scipy ``csr_array``/``csc_array``, 2-D datasets only; int32 indices where
+    they fit), ``"gcxs"`` (pydata ``sparse.GCXS`` compressed along the first axis, any
+    rank) or ``"dense"`` (numpy). ``dense=True`` is ``format="dense"``.
+    """
+    if dense:
+        format = "dense"
+    format = str(format).lower()
+    if format not in CHUNK_FORMATS:
+        raise ValueError(f"format {format!r} is not one of {', '.join(CHUNK_FORMATS)}")
     root = os.path.abspath(os.fspath(path))
-    man = read_manifest(root)
-    check_files(man)
-    chunks = man.chunks()
-    dtype = DTYPES[man.value_type]
-    token = __import__("dask.base", fromlist=["tokenize"]).tokenize(
-        root, dense, open(os.path.join(root, MANIFEST), "rb").read()
+    ds = _native.Dataset(root)
+    shape, tile_shape = tuple(ds.shape), tuple(ds.tile_shape)
+    if format in ("csr", "csc") and len(shape) != 2:
+        raise ValueError(
+            f"format {format!r} needs a 2-D dataset; this one has shape {list(shape)} "
+            "(use 'coo' or 'gcxs')"
+        )
+    chunks = tuple(
+        tuple(min(t, s - i * t) for i in range(g)) if s else (0,)
+        for s, t, g in zip(shape, tile_shape, ds.grid)
     )
-    name = f"read-dataset-{token}"
+    manifest = ds.manifest_json()
+    name = f"read-dataset-{tokenize(root, format, manifest)}"
     dsk = {}
     for tile in itertools.product(*(range(len(c)) for c in chunks)):
-        spec = TileSpec.of(man, tuple(tile))
-        dsk[(name,) + tuple(tile)] = (_read_chunk, spec, dense)
-    if dense:
-        meta = np.empty((0,) * len(man.shape), dtype=dtype)
-    else:
-        import sparse
-
-        meta = sparse.COO.from_numpy(np.empty((0,) * len(man.shape), dtype=dtype))
+        extents = tuple(c[i] for c, i in zip(chunks, tile))
+        spec = _TileSpec(root, ds.tile_manifest(list(tile)), tuple(tile), extents, format)
+        dsk[(name,) + tuple(tile)] = (_read_chunk, spec)
+    meta = _meta(format, len(shape), DTYPES[ds.value_type])
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=())
     return da.Array(graph, name, chunks, meta=meta)
 
@@ -124,10 +261,33 @@ def _regular_tile_shape(chunks: Sequence[Sequence[int]]) -> Optional[tuple[int, 
 
 
 def _chunk_format(meta: Any) -> str:
-    sp = sys.modules.get("scipy.sparse")
-    if sp is not None and sp.issparse(meta) and meta.format in ("csr", "csc"):
+    if sp.issparse(meta) and meta.format in ("csr", "csc"):
         return meta.format.upper()
     return "COO"
+
+
+def _block_message(block: Any) -> Any:
+    """A chunk as a native message: numpy and scipy through the package's input glue,
+    pydata sparse arrays by their COO coordinates."""
+    pydata = sys.modules.get("sparse")
+    if pydata is not None and isinstance(block, getattr(pydata, "SparseArray", ())):
+        c = block if isinstance(block, pydata.COO) else block.tocoo()
+        if not c.fill_value == 0:
+            raise _native.ArrowTensorError(
+                f"a sparse block with fill value {c.fill_value!r} is not a tensor with zeros "
+                "where nothing is stored"
+            )
+        data = np.ascontiguousarray(c.data)
+        vt = value_type_name(data.dtype, "the block")
+        coords = np.ascontiguousarray(np.asarray(c.coords, dtype=np.int64).T)
+        return _native.coo(vt, list(c.shape), data, coords, "int64", None, True)
+    return to_native(block)
+
+
+def _write_tile(block: Any, root: str, layout: tuple, tile: tuple, compression: str) -> tuple:
+    """One task: writes ``block`` as tile ``tile``; returns ``(tile, [(path, rows)])``."""
+    files = _native.write_tile(root, *layout, list(tile), _block_message(block), compression)
+    return (tile, files)
 
 
 def write_dataset(
@@ -142,65 +302,46 @@ def write_dataset(
     be empty).
 
     Chunks may be numpy arrays (their non-zeros are stored), pydata ``sparse`` arrays or
-    ``scipy.sparse`` matrices. ``tile_shape`` is by default the array's chunk shape, which
-    must then be regular (equal chunks, a smaller last one allowed); otherwise the array is
-    rechunked to ``tile_shape`` (to its largest chunks when ``tile_shape`` is not given).
-    Every chunk is written by one task (on a ``distributed`` cluster, on the worker that
-    holds it) as ``tile_0=i/tile_1=j/.../part-00000.parquet`` with its rows in row-major
-    order; the caller writes the manifest ``_tensor.json`` once every task has finished.
+    ``scipy.sparse`` matrices and arrays (their stored values are stored). ``tile_shape``
+    is by default the array's chunk shape, which must then be regular (equal chunks, a
+    smaller last one allowed); otherwise the array is rechunked to ``tile_shape`` (to its
+    largest chunks when ``tile_shape`` is not given). Every chunk is written by one task
+    (on a ``distributed`` cluster, on the worker that holds it) as
+    ``tile_0=i/tile_1=j/.../part-00000.parquet`` with its rows in row-major order; the
+    caller writes the manifest ``_tensor.json`` once every task has finished.
     ``dim_names`` names the dimensions (and the coordinate columns); ``compression`` is
-    the Parquet codec (pyarrow's names). The manifest's ``format`` is ``CSR``/``CSC`` for
-    scipy CSR/CSC chunks, else ``COO``.
+    the Parquet codec (``"snappy"``, ``"zstd"``, ``"lz4"`` or ``"none"``). The manifest's
+    ``format`` is ``CSR``/``CSC`` for scipy CSR/CSC chunks, else ``COO``.
     """
-    import dask
-    import dask.array as da
-
     if not isinstance(array, da.Array):
         array = da.asarray(array)
-    shape = tuple(int(s) for s in array.shape)
     if any(np.isnan(s) for s in array.shape):
-        raise error("unsupported_layout", "the array has unknown chunk sizes; call compute_chunk_sizes()")
+        raise _native.ArrowTensorError(
+            "the array has unknown chunk sizes; call compute_chunk_sizes()"
+        )
+    shape = tuple(int(s) for s in array.shape)
     rank = len(shape)
-    if rank == 0:
-        raise error("invalid_rank", "a dataset needs at least one dimension")
     vt = value_type_name(np.dtype(array.dtype), "the array")
-    names = tuple("" if n is None else str(n) for n in (dim_names or [""] * rank))
-    if len(names) != rank:
-        raise error("count_mismatch", f"{len(names)} dimension names for {rank} dimensions")
-    for n in names:
-        if n.startswith("tile_") and n[5:].isdigit():
-            raise error("reserved_name", f"dimension name {n!r} is reserved for partition keys")
+    names = ["" if n is None else str(n) for n in (dim_names or [""] * rank)]
     if tile_shape is None:
-        ts = _regular_tile_shape(array.chunks)
-        if ts is None:
-            ts = tuple(max(max(c), 1) for c in array.chunks)
-            array = array.rechunk(ts)
+        ts = _regular_tile_shape(array.chunks) or tuple(max(max(c), 1) for c in array.chunks)
     else:
         ts = tuple(int(t) for t in tile_shape)
-        if len(ts) != rank:
-            raise error("count_mismatch", f"tile_shape {list(ts)} for a {rank}-D array")
-        if any(t < 1 for t in ts):
-            raise error("out_of_range", f"tile_shape {list(ts)}: every extent must be 1 or more")
-        if _regular_tile_shape(array.chunks) != ts or any(
-            len(c) != max(1, -(-s // t)) for c, s, t in zip(array.chunks, shape, ts)
-        ):
-            array = array.rechunk(ts)
-    grid = tuple(max(1, -(-s // t)) for s, t in zip(shape, ts))
     root = os.path.abspath(os.fspath(path))
-    if os.path.exists(root):
-        if not os.path.isdir(root) or os.listdir(root):
-            raise error("io", f"{root}: exists and is not an empty directory")
-    os.makedirs(root, exist_ok=True)
-    fmt = _chunk_format(getattr(array, "_meta", None))
-    coordinate_type(shape)
+    layout = (list(shape), names, vt, _chunk_format(getattr(array, "_meta", None)), list(ts))
+    # The crate checks what the dataset records (rank, names, tile shape) and that the
+    # directory is new or empty, before any task runs.
+    _native.create_dataset(root, *layout)
+    grid = tuple(max(1, -(-s // t)) for s, t in zip(shape, ts))
+    if _regular_tile_shape(array.chunks) != ts or any(
+        len(c) != g for c, g in zip(array.chunks, grid)
+    ):
+        array = array.rechunk(ts)
     blocks = array.to_delayed()
-    tasks = []
-    for tile in itertools.product(*(range(g) for g in grid)):
-        spec = TileSpec(root, tuple(tile), (), shape, names, vt, fmt, None, ts, grid)
-        tasks.append(dask.delayed(write_tile, pure=False)(blocks[tile], spec, compression))
+    write = dask.delayed(_write_tile, pure=False)
+    tasks = [
+        write(blocks[tile], root, layout, tile, compression)
+        for tile in itertools.product(*(range(g) for g in grid))
+    ]
     results = dask.compute(*tasks)
-    text = manifest_json(shape, names, vt, fmt, ts, grid, results)
-    tmp = os.path.join(root, f".{MANIFEST}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, os.path.join(root, MANIFEST))
+    _native.write_manifest(root, *layout, [(list(t), files) for t, files in results if files])

@@ -11,6 +11,7 @@
 //! serves every later CPython at no cost to the zero-copy paths.
 
 mod buffer;
+mod dataset;
 mod message;
 mod parts;
 mod stream;
@@ -27,9 +28,10 @@ pyo3::create_exception!(
 
 /// The attributes an `ArrowTensorError` carries besides its message: the kind of error and
 /// where it happened (`None` where unknown or not applicable).
-const ERROR_ATTRIBUTES: [&str; 9] = [
+const ERROR_ATTRIBUTES: [&str; 10] = [
     "kind",
     "position",
+    "file",
     "message_offset",
     "line",
     "member",
@@ -70,6 +72,12 @@ pub(crate) fn to_py_err(e: arrow_tensor_ipc::Error) -> PyErr {
             Position::File(Location::Line(n)) => set("line", int(n)),
             Position::File(Location::Byte(b)) => set("byte", int(b)),
             Position::File(Location::Member(m)) => set("member", string(&m)),
+            Position::DatasetFile { file, row } => {
+                set("file", string(&file));
+                if let Some(r) = row {
+                    set("row", int(r));
+                }
+            }
             Position::Batch { batch, column, row } => {
                 if let Some(b) = batch {
                     set("batch", int(b));
@@ -116,6 +124,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<message::PyMessage>()?;
     m.add_class::<buffer::BufferView>()?;
     m.add_class::<stream::MessageStream>()?;
+    m.add_class::<dataset::PyDataset>()?;
+    m.add_function(wrap_pyfunction!(dataset::read_tile, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::create_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::write_tile, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::write_manifest, m)?)?;
     m.add_function(wrap_pyfunction!(parts::dense, m)?)?;
     m.add_function(wrap_pyfunction!(parts::coo, m)?)?;
     m.add_function(wrap_pyfunction!(parts::csx, m)?)?;

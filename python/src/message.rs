@@ -126,14 +126,25 @@ fn scalar_to_py(py: Python<'_>, s: Scalar) -> PyResult<Py<PyAny>> {
 /// The bytes of a row-major dense tensor as a writable 1-D numpy array of its value type,
 /// handed over without a copy when the buffer is a uniquely owned vector (the result of a
 /// conversion), copied once otherwise.
-fn owned_array<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn owned_array<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
     let data: Buffer =
         if t.is_row_major() && t.data().len() == t.len() * t.value_type().byte_width() {
             t.data().clone()
         } else {
             t.row_major_bytes()
         };
-    match t.value_type() {
+    buffer_array(py, data, t.value_type())
+}
+
+/// `data`, little-endian values of `vt`, as a writable 1-D numpy array: the vector handed
+/// over without a copy when `data` owns it alone (a conversion's result), copied once
+/// otherwise.
+pub(crate) fn buffer_array<'py>(
+    py: Python<'py>,
+    data: Buffer,
+    vt: ValueType,
+) -> PyResult<Bound<'py, PyAny>> {
+    match vt {
         ValueType::Int8 => vec_array::<i8>(py, data),
         ValueType::Int16 => vec_array::<i16>(py, data),
         ValueType::Int32 => vec_array::<i32>(py, data),

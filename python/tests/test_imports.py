@@ -64,3 +64,19 @@ def test_each_module_imports_first_in_a_fresh_interpreter() -> None:
             check=False,
         )
         assert result.returncode == 0, f"import {name}: {result.stderr}"
+
+
+def test_every_all_name_exists_and_star_imports_work() -> None:
+    """Every name a module's ``__all__`` lists exists, so ``from module import *`` works."""
+    for module in MODULES:
+        name = "arrow_tensor_ipc" if module == "__init__" else f"arrow_tensor_ipc.{module}"
+        code = (
+            f"import {name} as m\n"
+            "missing = [n for n in getattr(m, '__all__', []) if not hasattr(m, n)]\n"
+            "assert not missing, missing\n"
+            f"exec('from {name} import *', {{}})\n"
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=False
+        )
+        assert result.returncode == 0, f"from {name} import *: {result.stderr}"

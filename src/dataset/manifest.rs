@@ -27,6 +27,16 @@ pub struct FileEntry {
     pub nnz: u64,
 }
 
+impl FileEntry {
+    /// The file `path` (relative to the dataset's directory, `/`-separated) of `nnz` rows.
+    pub fn new(path: impl Into<String>, nnz: u64) -> FileEntry {
+        FileEntry {
+            path: path.into(),
+            nnz,
+        }
+    }
+}
+
 /// One tile that holds stored values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -37,6 +47,17 @@ pub struct TileEntry {
     pub nnz: u64,
     /// Its files.
     pub files: Vec<FileEntry>,
+}
+
+impl TileEntry {
+    /// The tile `tile` with its `files` (its `nnz` is their sum).
+    pub fn new(tile: Vec<usize>, files: Vec<FileEntry>) -> TileEntry {
+        TileEntry {
+            nnz: files.iter().map(|f| f.nnz).sum(),
+            tile,
+            files,
+        }
+    }
 }
 
 /// The content of `_tensor.json`: the tensor, the tile grid, and every tile with files.
@@ -307,6 +328,74 @@ impl Manifest {
             nnz,
             tiles,
         })
+    }
+
+    /// The manifest of the tiles that independent writers wrote
+    /// ([`DatasetWriter::for_tiles`](super::DatasetWriter::for_tiles)): `tiles` in any
+    /// order, empty ones dropped, sorted row-major. A tile outside the grid of `info.shape`
+    /// and `tile_shape`, or one listed twice, is an [`ErrorKind::Dataset`] naming
+    /// `_tensor.json`.
+    pub fn from_tiles(
+        info: &TensorInfo,
+        tile_shape: &[usize],
+        tiles: impl IntoIterator<Item = TileEntry>,
+    ) -> Result<Manifest> {
+        let grid = grid_of(&info.shape, tile_shape);
+        let mut tiles: Vec<TileEntry> = tiles.into_iter().filter(|t| t.nnz > 0).collect();
+        tiles.sort_by(|a, b| a.tile.cmp(&b.tile));
+        for (k, t) in tiles.iter().enumerate() {
+            if t.tile.len() != grid.len() || t.tile.iter().zip(&grid).any(|(i, g)| i >= g) {
+                return bad(format!("tile {:?} is outside the grid {grid:?}", t.tile));
+            }
+            if k > 0 && tiles.get(k - 1).is_some_and(|p| p.tile == t.tile) {
+                return bad(format!("tile {:?} is written twice", t.tile));
+            }
+        }
+        Ok(Manifest {
+            info: info.clone(),
+            tile_shape: tile_shape.to_vec(),
+            grid,
+            nnz: tiles.iter().map(|t| t.nnz).sum(),
+            tiles,
+        })
+    }
+
+    /// The manifest of the one tile `tile`: the same tensor and grid, with only that
+    /// tile's entry (none when it holds nothing) and its count as `nnz`. It is what a task
+    /// that reads one tile needs ([`Dataset::with_manifest`](super::Dataset::with_manifest)),
+    /// small whatever the number of tiles.
+    pub fn for_tile(&self, tile: &[usize]) -> Manifest {
+        // (The tiles are in row-major order: sorted as index vectors.)
+        let tiles: Vec<TileEntry> = self
+            .tiles
+            .binary_search_by(|t| t.tile.as_slice().cmp(tile))
+            .ok()
+            .and_then(|k| self.tiles.get(k))
+            .cloned()
+            .into_iter()
+            .collect();
+        Manifest {
+            info: self.info.clone(),
+            tile_shape: self.tile_shape.clone(),
+            grid: self.grid.clone(),
+            nnz: tiles.iter().map(|t| t.nnz).sum(),
+            tiles,
+        }
+    }
+
+    /// Writes the manifest into `dir` as `_tensor.json`, under a temporary name first and
+    /// then renamed, so that a reader sees the whole manifest or none.
+    pub fn write(&self, dir: impl AsRef<std::path::Path>) -> Result<()> {
+        use std::io::Write;
+        let dir = dir.as_ref();
+        let tmp = dir.join(format!("{MANIFEST_FILE}.tmp"));
+        {
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(self.to_json().as_bytes())?;
+            f.sync_all()?;
+        }
+        std::fs::rename(&tmp, dir.join(MANIFEST_FILE))?;
+        Ok(())
     }
 }
 

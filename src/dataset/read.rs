@@ -2,7 +2,7 @@
 //! read, tile by tile or whole.
 
 use super::files::{rule, DataFiles};
-use super::manifest::{Manifest, TileEntry, MANIFEST_FILE};
+use super::manifest::{FileEntry, Manifest, TileEntry, MANIFEST_FILE};
 use super::tile_batches::TileBatches;
 use super::{tile_bounds, DatasetReadOptions, TensorInfo};
 use crate::error::{fail, ErrorKind, Result};
@@ -97,6 +97,43 @@ impl Dataset {
             }
         };
         let manifest = Manifest::parse(&text, &options.limits, options.max_files)?;
+        Self::from_parts(dir, manifest, options, mapped)
+    }
+
+    /// The dataset in `dir` described by `manifest`, which the caller has read and checked
+    /// before ([`Manifest::parse`]; [`Manifest::for_tile`] of a manifest so read gives what
+    /// a task that reads one tile needs, without reading `_tensor.json` again). Checks that
+    /// every file `manifest` lists exists; each file is checked against `manifest` as it is
+    /// read, as with [`Dataset::open`].
+    pub fn with_manifest(
+        dir: impl AsRef<Path>,
+        manifest: Manifest,
+        options: &DatasetReadOptions,
+    ) -> Result<Dataset> {
+        Self::from_parts(dir.as_ref(), manifest, options, false)
+    }
+
+    /// As [`Dataset::with_manifest`], with each file memory-mapped when read.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Dataset::open_mmap`].
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub unsafe fn with_manifest_mmap(
+        dir: impl AsRef<Path>,
+        manifest: Manifest,
+        options: &DatasetReadOptions,
+    ) -> Result<Dataset> {
+        Self::from_parts(dir.as_ref(), manifest, options, true)
+    }
+
+    fn from_parts(
+        dir: &Path,
+        manifest: Manifest,
+        options: &DatasetReadOptions,
+        mapped: bool,
+    ) -> Result<Dataset> {
         for tile in &manifest.tiles {
             for f in &tile.files {
                 if !dir.join(&f.path).is_file() {
@@ -258,7 +295,9 @@ impl Dataset {
         for b in self.tile_batches(tile)? {
             acc.push(&b?, &origin)?;
         }
+        let files = self.manifest.tiles.iter().filter(|t| t.tile == tile);
         self.build(&extent, acc)
+            .map_err(|e| at_file(e, files.flat_map(|t| &t.files)))
     }
 
     /// The whole tensor in the layout the manifest records (see [`Dataset::read_all_as`]).
@@ -288,7 +327,10 @@ impl Dataset {
             let (_, b) = b?;
             acc.push(&b, &origin)?;
         }
-        let coo = self.build(&self.info().shape, acc)?;
+        let files = self.manifest.tiles.iter().flat_map(|t| &t.files);
+        let coo = self
+            .build(&self.info().shape, acc)
+            .map_err(|e| at_file(e, files))?;
         if format == SparseFormat::Coo {
             return Ok(coo);
         }
@@ -317,6 +359,27 @@ impl Dataset {
         }
         Ok(t)
     }
+}
+
+/// A coordinate stored twice among the entries of `files` (read in this order, one entry
+/// per row) as the rule of the file and row of the second copy; other errors as they are.
+fn at_file<'a>(e: crate::Error, files: impl IntoIterator<Item = &'a FileEntry>) -> crate::Error {
+    let ErrorKind::DuplicateCoordinate { second, coords, .. } = e.kind() else {
+        return e;
+    };
+    let mut start = 0u64;
+    for f in files {
+        if *second < start + f.nnz {
+            return ErrorKind::Dataset {
+                file: f.path.clone(),
+                row: Some(second - start),
+                rule: format!("stores the coordinates {coords:?} a second time"),
+            }
+            .into();
+        }
+        start += f.nnz;
+    }
+    e
 }
 
 /// Entries gathered from batches: coordinates (minus an origin) and value bytes.

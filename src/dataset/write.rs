@@ -1,7 +1,7 @@
 //! [`DatasetWriter`]: entries routed to their tiles, buffered under a memory budget, and
 //! written as sorted part files on several threads.
 
-use super::manifest::{tile_metadata, FileEntry, Manifest, TileEntry, MANIFEST_FILE, TILE_KEY};
+use super::manifest::{tile_metadata, FileEntry, Manifest, TileEntry, TILE_KEY};
 use super::part::{gather_coords, gather_values, sort_entries};
 use super::route::{div, Last, TileBuffer, DENSE_SLOTS};
 use super::DatasetWriteOptions;
@@ -77,7 +77,53 @@ impl DatasetWriter {
         tile_shape: impl AsRef<[usize]>,
         options: &DatasetWriteOptions,
     ) -> Result<DatasetWriter> {
-        let tile_shape = tile_shape.as_ref();
+        Self::build(dir.as_ref(), info, tile_shape.as_ref(), options, true)
+    }
+
+    /// A writer of some tiles of a dataset that several writers write at once, each its
+    /// own tiles (the tasks of a cluster, one per tile): as [`DatasetWriter::new`], but
+    /// `dir` may already hold other writers' files, and the writer ends with
+    /// [`DatasetWriter::finish_tiles`], which returns its tiles instead of writing a
+    /// manifest. Once every writer has finished, one caller writes the manifest with
+    /// [`Manifest::from_tiles`] and [`Manifest::write`]. Two writers must not write the
+    /// same tile (their part files would share names).
+    ///
+    /// ```
+    /// use arrow_tensor_ipc::dataset::{Dataset, DatasetReadOptions, DatasetWriteOptions, DatasetWriter, Manifest};
+    /// use arrow_tensor_ipc::{SparseTensor, TensorInfo, ValueType};
+    ///
+    /// let dir = std::env::temp_dir().join(format!("doc-for-tiles-{}", std::process::id()));
+    /// # let _ = std::fs::remove_dir_all(&dir);
+    /// let info = TensorInfo::new([4, 4], ValueType::Float64);
+    /// // Two writers (two tasks), one tile each, in local coordinates.
+    /// let mut tiles = Vec::new();
+    /// for (tile, value) in [([0, 0], 1.0f64), ([1, 1], 2.0)] {
+    ///     let mut w = DatasetWriter::for_tiles(&dir, &info, [2, 2], &DatasetWriteOptions::default())?;
+    ///     w.write_tile(&tile, &SparseTensor::coo([2, 2], vec![1i64, 1], vec![value])?)?;
+    ///     tiles.extend(w.finish_tiles()?);
+    /// }
+    /// Manifest::from_tiles(&info, &[2, 2], tiles)?.write(&dir)?;
+    /// let back = Dataset::open(&dir, &DatasetReadOptions::default())?.read_all()?;
+    /// assert_eq!(back.get(&[3, 3])?, arrow_tensor_ipc::Scalar::Float64(2.0));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok::<(), arrow_tensor_ipc::Error>(())
+    /// ```
+    pub fn for_tiles(
+        dir: impl AsRef<Path>,
+        info: &TensorInfo,
+        tile_shape: impl AsRef<[usize]>,
+        options: &DatasetWriteOptions,
+    ) -> Result<DatasetWriter> {
+        Self::build(dir.as_ref(), info, tile_shape.as_ref(), options, false)
+    }
+
+    fn build(
+        dir: &Path,
+        info: &TensorInfo,
+        tile_shape: &[usize],
+        options: &DatasetWriteOptions,
+        empty: bool,
+    ) -> Result<DatasetWriter> {
         let rank = info.ndim();
         if rank == 0 {
             return fail(ErrorKind::InvalidRank {
@@ -148,9 +194,9 @@ impl DatasetWriter {
                     },
                 })?;
         }
-        let dir = dir.as_ref().to_path_buf();
+        let dir = dir.to_path_buf();
         std::fs::create_dir_all(&dir)?;
-        if std::fs::read_dir(&dir)?.next().is_some() {
+        if empty && std::fs::read_dir(&dir)?.next().is_some() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::DirectoryNotEmpty,
                 format!(
@@ -409,33 +455,28 @@ impl DatasetWriter {
     }
 
     /// Writes the buffered entries and then the manifest; returns the manifest.
-    pub fn finish(mut self) -> Result<Manifest> {
+    pub fn finish(self) -> Result<Manifest> {
+        let dir = self.dir.clone();
+        let (info, tile_shape) = (self.info.clone(), self.tile_shape.clone());
+        let tiles = self.finish_tiles()?;
+        let manifest = Manifest::from_tiles(&info, &tile_shape, tiles)?;
+        manifest.write(&dir)?;
+        Ok(manifest)
+    }
+
+    /// Writes the buffered entries and returns the tiles written, without a manifest: the
+    /// end of a writer made by [`DatasetWriter::for_tiles`], whose tiles go into
+    /// [`Manifest::from_tiles`] with those of the other writers.
+    pub fn finish_tiles(mut self) -> Result<Vec<TileEntry>> {
         self.flush(true)?;
-        let tiles: Vec<TileEntry> = std::mem::take(&mut self.files)
+        Ok(std::mem::take(&mut self.files)
             .into_iter()
             .map(|(tile, files)| TileEntry {
                 nnz: files.iter().map(|f| f.nnz).sum(),
                 tile,
                 files,
             })
-            .collect();
-        let manifest = Manifest {
-            info: self.info.clone(),
-            tile_shape: self.tile_shape.clone(),
-            grid: self.grid.clone(),
-            nnz: tiles.iter().map(|t| t.nnz).sum(),
-            tiles,
-        };
-        // Written under a temporary name and renamed: the manifest appears whole or not at
-        // all.
-        let tmp = self.dir.join(format!("{MANIFEST_FILE}.tmp"));
-        {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(manifest.to_json().as_bytes())?;
-            f.sync_all()?;
-        }
-        std::fs::rename(&tmp, self.dir.join(MANIFEST_FILE))?;
-        Ok(manifest)
+            .collect())
     }
 }
 

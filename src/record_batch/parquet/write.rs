@@ -72,6 +72,24 @@ impl ParquetCompression {
         })
     }
 
+    /// The codec pyarrow calls `name` (any case): `"none"` (or `"uncompressed"`),
+    /// `"snappy"`, `"lz4"`, `"zstd"` (level 1, pyarrow's default); `None` for other names.
+    ///
+    /// ```
+    /// use arrow_tensor_ipc::record_batch::ParquetCompression;
+    /// assert_eq!(ParquetCompression::from_name("ZSTD"), Some(ParquetCompression::Zstd(1)));
+    /// assert_eq!(ParquetCompression::from_name("brotli"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<ParquetCompression> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "none" | "uncompressed" => ParquetCompression::None,
+            "snappy" => ParquetCompression::Snappy,
+            "lz4" | "lz4_raw" => ParquetCompression::Lz4,
+            "zstd" => ParquetCompression::Zstd(1),
+            _ => return None,
+        })
+    }
+
     /// The name pyarrow gives the codec (`"none"`, `"snappy"`, `"lz4"`, `"zstd"`).
     pub fn pyarrow_name(self) -> &'static str {
         match self {
