@@ -48,7 +48,7 @@ import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 from dask.array.backends import _tensordot_scipy_sparse
-from dask.array.dispatch import tensordot_lookup
+from dask.array.dispatch import concatenate_lookup, tensordot_lookup
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
@@ -99,7 +99,7 @@ def _read_chunk(spec: _TileSpec) -> Any:
     if spec.format == "gcxs":
         import sparse
 
-        axes = (0,) if len(shape) > 1 else ()
+        axes = (0,) if len(shape) > 1 else None
         return sparse.GCXS(
             (values, indices, indptr),
             shape=shape,
@@ -113,13 +113,14 @@ def _read_chunk(spec: _TileSpec) -> Any:
 # ---------------------------------------------------------------------------------------
 # scipy chunks that Dask computes on.
 #
-# Dask registers scipy's sparse arrays for concatenation and for 2-D by 2-D tensordot, but
-# its reductions call ``chunk.sum(..., keepdims=True)``, which scipy's ``sum`` does not
-# take, its ``matmul`` calls ``numpy.matmul`` on the chunks, which scipy's arrays do not
-# implement, and its tensordot refuses a 1-D operand (``arr.dot(v)``). The chunk classes
-# below are scipy's CSR and CSC arrays with those three: a ``sum`` with ``keepdims``,
-# ``numpy.matmul`` through scipy's product, and a tensordot registered with Dask for one
-# contracted axis against an operand of rank 1 or 2. Everything else is scipy's.
+# Dask's reductions call ``chunk.sum(..., keepdims=True)``, which scipy's ``sum`` does not
+# take; its ``matmul`` calls ``numpy.matmul`` on the chunks, which scipy's arrays do not
+# implement; its tensordot of scipy chunks refuses a 1-D operand (``arr.dot(v)``); and
+# Dask before 2024.12 registers scipy's sparse matrices but not its sparse arrays for
+# concatenation. The chunk classes below are scipy's CSR and CSC arrays with a ``sum``
+# that takes ``keepdims`` and ``numpy.matmul`` through scipy's product, registered with
+# Dask for tensordot (one contracted axis, operands of rank 1 or 2) and concatenation.
+# Everything else is scipy's.
 
 
 class _DaskMethods:
@@ -186,8 +187,22 @@ def _product(a: Any, b: Any) -> Any:
     return (b.T @ np.transpose(a)).T
 
 
+def _concatenate(chunks: Sequence[Any], axis: int = 0) -> Any:
+    """Dask's concatenation of 2-D scipy chunks (rechunking, stacking)."""
+    if axis % 2 == 0:
+        return sp.vstack(chunks, format="csr")
+    return sp.hstack(chunks, format="csc")
+
+
 for _cls in (CSRChunk, CSCChunk):
     tensordot_lookup.register(_cls, _tensordot)
+    concatenate_lookup.register(_cls, _concatenate)
+# Older scipy gives its own arrays when a chunk is sliced (rechunking), and Dask versions
+# that register scipy's sparse matrices but not its sparse arrays would concatenate them
+# with numpy: they get the same registrations then.
+if concatenate_lookup.dispatch(sp.csr_array) is np.concatenate:
+    concatenate_lookup.register(sp.sparray, _concatenate)
+    tensordot_lookup.register(sp.sparray, _tensordot)
 
 
 def _meta(format: str, rank: int, dtype: np.dtype) -> Any:
@@ -227,16 +242,13 @@ def read_dataset(path: PathLike, *, format: str = "coo", dense: bool = False) ->
         raise ValueError(f"format {format!r} is not one of {', '.join(CHUNK_FORMATS)}")
     root = os.path.abspath(os.fspath(path))
     ds = _native.Dataset(root)
-    shape, tile_shape = tuple(ds.shape), tuple(ds.tile_shape)
+    shape = tuple(ds.shape)
     if format in ("csr", "csc") and len(shape) != 2:
         raise ValueError(
             f"format {format!r} needs a 2-D dataset; this one has shape {list(shape)} "
             "(use 'coo' or 'gcxs')"
         )
-    chunks = tuple(
-        tuple(min(t, s - i * t) for i in range(g)) if s else (0,)
-        for s, t, g in zip(shape, tile_shape, ds.grid)
-    )
+    chunks = tuple(tuple(c) for c in ds.chunks)
     manifest = ds.manifest_json()
     name = f"read-dataset-{tokenize(root, format, manifest)}"
     dsk = {}
@@ -329,19 +341,17 @@ def write_dataset(
         ts = tuple(int(t) for t in tile_shape)
     root = os.path.abspath(os.fspath(path))
     layout = (list(shape), names, vt, _chunk_format(getattr(array, "_meta", None)), list(ts))
-    # The crate checks what the dataset records (rank, names, tile shape) and that the
-    # directory is new or empty, before any task runs.
-    _native.create_dataset(root, *layout)
-    grid = tuple(max(1, -(-s // t)) for s, t in zip(shape, ts))
-    if _regular_tile_shape(array.chunks) != ts or any(
-        len(c) != g for c, g in zip(array.chunks, grid)
-    ):
+    # The crate checks what the dataset records (rank, names, tile shape), the codec, and
+    # that the directory is new or empty, before any task runs.
+    _native.create_dataset(root, *layout, compression)
+    # Chunks of the tile shape are the tiles (a smaller last chunk is the grid's edge).
+    if _regular_tile_shape(array.chunks) != ts:
         array = array.rechunk(ts)
     blocks = array.to_delayed()
     write = dask.delayed(_write_tile, pure=False)
     tasks = [
         write(blocks[tile], root, layout, tile, compression)
-        for tile in itertools.product(*(range(g) for g in grid))
+        for tile in itertools.product(*(range(g) for g in array.numblocks))
     ]
     results = dask.compute(*tasks)
     _native.write_manifest(root, *layout, [(list(t), files) for t, files in results if files])

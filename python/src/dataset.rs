@@ -83,6 +83,27 @@ impl PyDataset {
         self.inner.manifest().grid.clone()
     }
 
+    /// Dask's chunks: the extent of each tile along each dimension (smaller at the far
+    /// edge of the grid).
+    #[getter]
+    fn chunks(&self) -> PyResult<Vec<Vec<usize>>> {
+        let grid = &self.inner.manifest().grid;
+        let mut out = Vec::with_capacity(grid.len());
+        for (d, &g) in grid.iter().enumerate() {
+            let mut extents = Vec::with_capacity(g);
+            for i in 0..g {
+                let mut tile = vec![0; grid.len()];
+                if let Some(x) = tile.get_mut(d) {
+                    *x = i;
+                }
+                let shape = self.inner.tile_shape_of(&tile).map_err(to_py_err)?;
+                extents.push(shape.get(d).copied().unwrap_or(0));
+            }
+            out.push(extents);
+        }
+        Ok(out)
+    }
+
     /// The stored values of the whole tensor.
     #[getter]
     fn nnz(&self) -> u64 {
@@ -323,7 +344,8 @@ fn write_options(compression: &str) -> PyResult<DatasetWriteOptions> {
 }
 
 /// Starts a dataset in `root` (created; it must not exist or be empty) after checking what
-/// it records (rank, names, tile shape): the caller of `write_dataset`, before any task.
+/// it records (rank, names, tile shape) and the codec: the caller of `write_dataset`,
+/// before any task.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 pub fn create_dataset(
@@ -334,12 +356,12 @@ pub fn create_dataset(
     value_type: &str,
     format: &str,
     tile_shape: Vec<usize>,
+    compression: &str,
 ) -> PyResult<()> {
     let info = tensor_info(shape, dim_names, value_type, format)?;
-    py.detach(|| {
-        DatasetWriter::new(&root, &info, &tile_shape, &DatasetWriteOptions::default()).map(drop)
-    })
-    .map_err(to_py_err)
+    let options = write_options(compression)?;
+    py.detach(|| DatasetWriter::new(&root, &info, &tile_shape, &options).map(drop))
+        .map_err(to_py_err)
 }
 
 /// One task of `write_dataset`: writes `block` (a tensor of the tile's extent, local

@@ -134,6 +134,19 @@ def test_chunk_kinds_and_rechunking(tmp_path: Path) -> None:
         assert np.array_equal(got, want), name
 
 
+def test_compression_codecs(tmp_path: Path) -> None:
+    x = da.from_array(matrix(2, (60, 50), 0.1).toarray(), chunks=(30, 50))
+    # (pyarrow before 15 calls LZ4_RAW "LZ4".)
+    for codec, names in [("zstd", {"ZSTD"}), ("none", {"UNCOMPRESSED"}), ("lz4", {"LZ4_RAW", "LZ4"})]:
+        atd.write_dataset(x, tmp_path / codec, compression=codec)
+        f = first_file(tmp_path / codec)
+        assert pq.ParquetFile(f).metadata.row_group(0).column(0).compression in names
+        got = atd.read_dataset(tmp_path / codec, format="dense").compute()
+        assert np.array_equal(got, x.compute())
+    with pytest.raises(ati.ArrowTensorError, match="unknown compression"):
+        atd.write_dataset(x, tmp_path / "gzip", compression="gzip")
+
+
 def test_refuses_a_non_empty_directory(tmp_path: Path) -> None:
     (tmp_path / "ds").mkdir()
     (tmp_path / "ds" / "x").write_text("")
@@ -286,16 +299,12 @@ def test_csr_and_csc_need_two_dimensions(tmp_path: Path) -> None:
 
 
 def test_dask_registrations_for_scipy_chunks() -> None:
-    """What Dask computes on scipy chunks with: its own registrations of scipy's sparse
-    arrays (concatenate, tensordot), and ours for the chunk classes (tensordot with a
-    vector), as the pinned Dask has them."""
-    from dask.array.backends import _tensordot_scipy_sparse
+    """What Dask computes on scipy chunks with: the package's registrations of its chunk
+    classes (concatenate, tensordot), in the installed Dask."""
     from dask.array.dispatch import concatenate_lookup, tensordot_lookup
 
-    assert concatenate_lookup.dispatch(sp.csr_array) is concatenate_lookup.dispatch(sp.csc_array)
-    assert tensordot_lookup.dispatch(sp.csr_array) is _tensordot_scipy_sparse
     for cls in (atd.CSRChunk, atd.CSCChunk):
-        assert concatenate_lookup.dispatch(cls) is concatenate_lookup.dispatch(sp.csr_array)
+        assert concatenate_lookup.dispatch(cls) is atd._concatenate
         assert tensordot_lookup.dispatch(cls) is atd._tensordot
     m = matrix(8, (50, 40), 0.1)
     c = atd.CSRChunk(m)
@@ -303,8 +312,11 @@ def test_dask_registrations_for_scipy_chunks() -> None:
     np.testing.assert_allclose(np.matmul(c, np.ones(40)), m @ np.ones(40))
     np.testing.assert_allclose(np.matmul(np.ones(50), c), np.ones(50) @ m)
     # Rechunking concatenates CSR chunks through Dask's scipy registration.
-    stacked = da.concatenate([da.from_array(c, chunks=(25, 40), asarray=False)] * 2).compute()
+    x = da.from_array(c, chunks=(25, 20), asarray=False)
+    stacked = da.concatenate([x, x]).compute()
     assert sp.issparse(stacked) and (abs(stacked - sp.vstack([m, m])).max() == 0)
+    side = da.concatenate([x, x], axis=1).compute()
+    assert sp.issparse(side) and (abs(side - sp.hstack([m, m])).max() == 0)
 
 
 def test_typed_errors_cross_the_cluster(client: Any, tmp_path: Path) -> None:

@@ -19,8 +19,10 @@ impl SparseTensor {
         index: SparseIndex,
     ) -> Result<Self> {
         let t = Self::try_new_with_duplicates(value_type, shape, values, index)?;
+        // (Strict validation has confirmed a canonical flag: rows strictly increasing,
+        // so no two are equal.)
         if let SparseIndex::Coo(coo) = &t.index {
-            if let Some((first, second)) = coo.find_duplicate() {
+            if let Some((first, second)) = coo.find_duplicate_unless_canonical() {
                 return fail(ErrorKind::DuplicateCoordinate {
                     first: first as u64,
                     second: second as u64,

@@ -210,6 +210,15 @@ impl CooIndex {
         })
     }
 
+    /// [`CooIndex::find_duplicate`], or `None` at once for an index flagged canonical
+    /// (strictly increasing rows, once strict validation has confirmed the flag).
+    pub(crate) fn find_duplicate_unless_canonical(&self) -> Option<(usize, usize)> {
+        if self.is_canonical {
+            return None;
+        }
+        self.find_duplicate()
+    }
+
     /// Finds the first pair of entries with equal coordinates.
     pub(crate) fn find_duplicate(&self) -> Option<(usize, usize)> {
         let nnz = self.nnz();
