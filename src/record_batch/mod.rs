@@ -67,6 +67,8 @@ mod writer;
 pub use self::parquet::{
     ParquetBatches, ParquetCompression, ParquetReadOptions, ParquetWriteOptions, ParquetWriter,
 };
+// (The dataset module, behind `parquet`, reads and writes the COO-table metadata.)
+#[cfg(feature = "parquet")]
 pub(crate) use coo_table::CooTableInfo;
 pub use coo_table::{
     coo_columns_to_sparse, coo_table_to_sparse, coo_table_to_sparse_with, coordinate_type,
