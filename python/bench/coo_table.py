@@ -1,5 +1,6 @@
-"""How Python reaches Arrow data for to_coo_table / from_coo_table: the numpy + pyarrow
-route the package uses, against the cost the IPC-bytes route cannot avoid (one encode of
+"""How Python reaches Arrow data for to_coo_table / from_coo_table: the buffer route the
+package uses (columns made in Rust wrapped by pyarrow, pyarrow's chunks read by Rust through
+the buffer protocol), against the cost the IPC-bytes route cannot avoid (one encode of
 the whole table into bytes and one decode, measured with pyarrow's IPC writer and reader,
 which are as fast as any: the bytes of the table are copied once, then wrapped).
 
@@ -59,7 +60,7 @@ def ipc_bytes(table: pa.Table) -> Any:
 def main(sizes: list[int]) -> None:
     rng = np.random.default_rng(0)
     print(
-        "nnz        direction        numpy+pyarrow   memcpy share   IPC encode+decode"
+        "nnz        direction        ours            memcpy share   IPC encode+decode"
         "   (IPC route >= split/interleave + this)"
     )
     for nnz in sizes:

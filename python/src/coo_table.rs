@@ -127,15 +127,35 @@ fn table_format(name: &str) -> PyResult<SparseFormat> {
     }
 }
 
-/// The array of a chunk: its buffers shared, checked by arrow-data against the type, the
-/// offset and the length (a misaligned values buffer is copied into an aligned one).
-fn chunk_data(t: &DataType, chunk: &Chunk<'_>) -> PyResult<ArrayData> {
+/// The array of a chunk of column `column`: its buffers shared, checked against the type,
+/// the offset and the length (a misaligned values buffer is copied into an aligned one).
+fn chunk_data(column: &str, t: &DataType, chunk: &Chunk<'_>) -> PyResult<ArrayData> {
     let (data, validity, offset, len) = chunk;
     let values = match data {
         Some(obj) => source_buffer(obj)?,
         None => Buffer::from(Vec::<u8>::new()),
     };
     let nulls = validity.as_ref().map(source_buffer).transpose()?;
+    let width = t.primitive_width().unwrap_or(1);
+    let end = offset.checked_add(*len);
+    let fits = |bytes: Option<usize>, have: usize| bytes.is_some_and(|b| b <= have);
+    if !fits(end.and_then(|e| e.checked_mul(width)), values.len())
+        || nulls
+            .as_ref()
+            .is_some_and(|n| !fits(end.map(|e| e.div_ceil(8)), n.len()))
+    {
+        return Err(kind_err(ErrorKind::InvalidColumn {
+            column: column.to_string(),
+            reason: format!(
+                "a chunk of {len} values from {offset} over {} bytes of values{}",
+                values.len(),
+                nulls.as_ref().map_or(String::new(), |n| format!(
+                    " and {} bytes of validity",
+                    n.len()
+                ))
+            ),
+        }));
+    }
     ArrayDataBuilder::new(t.clone())
         .len(*len)
         .offset(*offset)
@@ -266,7 +286,7 @@ pub fn from_coo_table(
         };
         let data = chunks
             .iter()
-            .map(|c| chunk_data(&t, c))
+            .map(|c| chunk_data(&name, &t, c))
             .collect::<PyResult<Vec<_>>>()?;
         arrays.push(concatenated(&t, data, num_rows)?);
         read_fields.push(field);

@@ -256,3 +256,19 @@ def test_scalars_and_pydata() -> None:
     x[1, 2] = 5
     t = ati.to_coo_table(sparse.COO.from_numpy(x), dim_names=["a", "b"])
     assert t.column_names == ["a", "b", "value"] and t.column("value").to_pylist() == [5.0]
+
+
+def test_native_refuses_chunks_beyond_their_buffers() -> None:
+    from arrow_tensor_ipc import _native
+
+    data = np.arange(4, dtype=np.int64)
+    value = np.ones(4)
+    for chunk in [(data, None, 2, 4), (data, None, 2**63, 2**63), (data, np.zeros(0, np.uint8), 0, 4)]:
+        cols = [("dim_0", "int64", [chunk]), ("value", "float64", [(value, None, 0, 4)])]
+        with pytest.raises(ati.ArrowTensorError) as e:
+            _native.from_coo_table(cols, 4, [])
+        assert (e.value.kind, e.value.column) == ("invalid_column", "dim_0")
+    # Chunks that do not add up to the table's rows.
+    cols = [("dim_0", "int64", [(data, None, 0, 3)]), ("value", "float64", [(value, None, 0, 4)])]
+    with pytest.raises(ati.ArrowTensorError):
+        _native.from_coo_table(cols, 4, [])
