@@ -802,6 +802,22 @@ fn check_pyarrow_error(c: &Value) {
             assert_eq!(*row as u64, want["row"].as_u64().unwrap(), "{name}: {err}");
             assert_eq!(*what, want["what"].as_str().unwrap(), "{name}: {err}");
         }
+        (
+            ErrorKind::CoordinateOutOfBounds {
+                column,
+                row,
+                value,
+                dim,
+                size,
+            },
+            "CoordinateOutOfBounds",
+        ) => {
+            assert_eq!(column, want["column"].as_str().unwrap(), "{name}: {err}");
+            assert_eq!(*row as u64, want["row"].as_u64().unwrap(), "{name}: {err}");
+            assert_eq!(*value, want["value"].as_i64().unwrap(), "{name}: {err}");
+            assert_eq!(*dim as u64, want["dim"].as_u64().unwrap(), "{name}: {err}");
+            assert_eq!(*size, want["size"].as_u64().unwrap(), "{name}: {err}");
+        }
         (ErrorKind::InvalidColumn { column, reason }, "InvalidColumn") => {
             assert_eq!(column, want["column"].as_str().unwrap(), "{name}: {err}");
             let part = want["reason"].as_str().unwrap();

@@ -45,6 +45,18 @@ class BufferView:
 
 _Views = list[tuple[BufferView, str]]
 
+#: Schema metadata key of a COO table (the crate's ``record_batch::COO_TABLE_KEY``).
+COO_TABLE_KEY: str
+#: The name of a COO table's values column (``record_batch::VALUE_COLUMN``).
+VALUE_COLUMN: str
+
+#: One chunk of a column: its values buffer (any buffer-protocol object, ``None`` when it
+#: has none), its validity bitmap (``None`` without nulls), its offset and its length.
+_Chunk = tuple[Any, Any, int, int]
+#: One column of a table: its name, its type name (``"int8"`` .. ``"float64"``, or
+#: pyarrow's text of any other type) and, for the eleven tensor types, its chunks.
+_Column = tuple[str, str, Optional[Sequence[_Chunk]]]
+
 class Message:
     """One dense or sparse tensor message (immutable; buffers shared)."""
 
@@ -145,6 +157,25 @@ def write_path(
     path: Union[str, PathLike[str]], messages: Sequence[Message], arrow_compatible: bool = True
 ) -> None: ...
 def write_file(file: Any, messages: Sequence[Message], arrow_compatible: bool = True) -> None: ...
+def coordinate_type(shape: Sequence[int]) -> str:
+    """The type name of the coordinate columns of a COO table of a tensor of ``shape``."""
+    ...
+def to_coo_table(message: Message) -> tuple[list[str], _Views, list[tuple[str, str]]]:
+    """The COO table of a message: its column names, each column's values as a view with
+    its type name, and its schema metadata."""
+    ...
+def from_coo_table(
+    table_columns: Sequence[_Column],
+    num_rows: int,
+    metadata: Sequence[tuple[bytes, bytes]],
+    shape: Optional[Sequence[int]] = None,
+    columns: Optional[Sequence[str]] = None,
+    dim_names: Optional[Sequence[str]] = None,
+    format: Optional[str] = None,
+) -> Message:
+    """The sparse tensor a table holds (the crate's ``CooColumns``, resolved against the
+    table's columns and metadata); only the selected columns are read."""
+    ...
 
 class Dataset:
     """A tiled dataset opened by the caller of ``read_dataset``: its manifest read and

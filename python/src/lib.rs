@@ -3,14 +3,15 @@
 //!
 //! The Python package (`arrow_tensor_ipc/__init__.py`) turns numpy, scipy and pyarrow
 //! objects into the plain arrays this module takes, and wraps [`message::PyMessage`] in the
-//! public `Tensor` and `SparseTensor` classes. Decoding, validation, conversions and
-//! encoding are the crate's.
+//! public `Tensor` and `SparseTensor` classes. Decoding, validation, conversions, encoding
+//! and COO tables ([`coo_table`]) are the crate's.
 //!
 //! Built for the stable ABI of CPython 3.11 and later (`abi3-py311`): the buffer protocol
 //! this module uses in both directions is part of the limited API from 3.11, so one wheel
 //! serves every later CPython at no cost to the zero-copy paths.
 
 mod buffer;
+mod coo_table;
 mod dataset;
 mod message;
 mod parts;
@@ -133,6 +134,14 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parts::coo, m)?)?;
     m.add_function(wrap_pyfunction!(parts::csx, m)?)?;
     m.add_function(wrap_pyfunction!(parts::csf, m)?)?;
+    m.add_function(wrap_pyfunction!(coo_table::to_coo_table, m)?)?;
+    m.add_function(wrap_pyfunction!(coo_table::from_coo_table, m)?)?;
+    m.add_function(wrap_pyfunction!(coo_table::coordinate_type, m)?)?;
+    m.add(
+        "COO_TABLE_KEY",
+        arrow_tensor_ipc::record_batch::COO_TABLE_KEY,
+    )?;
+    m.add("VALUE_COLUMN", arrow_tensor_ipc::record_batch::VALUE_COLUMN)?;
     m.add_function(wrap_pyfunction!(stream::decode_all, m)?)?;
     m.add_function(wrap_pyfunction!(stream::decode_one, m)?)?;
     m.add_function(wrap_pyfunction!(stream::write_path, m)?)?;

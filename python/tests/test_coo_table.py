@@ -98,9 +98,11 @@ def test_foreign_table_shape_and_columns() -> None:
     )
     m = ati.from_coo_table(t, columns=["i", "j"])
     assert m.shape == (6, 8) and m.format == "COO" and m.dim_names == ("i", "j")
-    assert m.is_canonical in (True, None)
-    assert m.coords.tolist() == [[0, 7], [3, 0], [5, 2]]
-    assert m.values.tolist() == [2.0, 3.0, 1.0]
+    # A COO result keeps the table's rows, flagged non-canonical when they are not sorted.
+    assert m.is_canonical is False
+    assert m.coords.tolist() == [[5, 2], [0, 7], [3, 0]]
+    assert m.values.tolist() == [1.0, 2.0, 3.0]
+    assert ati.from_coo_table(t.sort_by([("i", "ascending")]), columns=["i", "j"]).is_canonical
     m = ati.from_coo_table(t, columns=["i", "j"], shape=[10, 10], format="csr")
     assert m.shape == (10, 10) and m.format == "CSR"
     # dim_<d> columns are found by name.
@@ -129,21 +131,34 @@ def test_metadata_shape_wins_and_must_agree() -> None:
 
 
 @pytest.mark.parametrize(
-    "columns, kind, row",
+    "columns, kind, column, row",
     [
-        ({"dim_0": [0, 1, 0], "dim_1": [1, 0, 1]}, "duplicate_coordinate", 2),
-        ({"dim_0": [0, -1, 0], "dim_1": [1, 0, 2]}, "negative", 1),
-        ({"dim_0": [0, 1, 2], "dim_1": [1, 0, 9]}, "coordinate_out_of_range", 2),
-        ({"dim_0": [0, None, 2], "dim_1": [1, 0, 1]}, "null_cell", 1),
-        ({"dim_0": [0.0, 1.0, 2.0], "dim_1": [1, 0, 1]}, "invalid_column", None),
+        ({"dim_0": [0, -1, 0], "dim_1": [1, 0, 2]}, "coordinate_out_of_bounds", "dim_0", 1),
+        ({"dim_0": [0, 1, 2], "dim_1": [1, 0, 9]}, "coordinate_out_of_bounds", "dim_1", 2),
+        ({"dim_0": [0, None, 2], "dim_1": [1, 0, 1]}, "null_cell", "dim_0", 1),
+        ({"dim_0": [0.0, 1.0, 2.0], "dim_1": [1, 0, 1]}, "invalid_column", "dim_0", None),
+        ({"dim_0": ["a", "b", "c"], "dim_1": [1, 0, 1]}, "invalid_column", "dim_0", None),
     ],
 )
-def test_strict_validation(columns: dict, kind: str, row: object) -> None:
+@pytest.mark.parametrize("mixed", [False, True])
+def test_strict_validation(columns: dict, kind: str, column: str, row: object, mixed: bool) -> None:
     t = pa.table({**columns, "value": [1.0, 2.0, 3.0]})
+    if mixed:
+        # Columns of two integer types: converted (and checked) on the way.
+        t = t.set_column(1, "dim_1", t.column("dim_1").cast(pa.int16()))
     with pytest.raises(ati.ArrowTensorError) as e:
         ati.from_coo_table(t, shape=[3, 3])
     assert e.value.kind == kind, str(e.value)
-    assert e.value.row == row
+    assert (e.value.column, e.value.row) == (column, row)
+
+
+def test_duplicates_are_summed() -> None:
+    t = pa.table({"dim_0": [0, 1, 0], "dim_1": [1, 0, 1], "value": [1.0, 2.0, 3.0]})
+    coo = ati.from_coo_table(t, shape=[3, 3])
+    assert coo.nnz == 3 and coo.is_canonical is False
+    assert coo.to_numpy()[0, 1] == 4.0
+    csr = ati.from_coo_table(t, shape=[3, 3], format="csr")
+    assert csr.nnz == 2 and csr.to_numpy()[0, 1] == 4.0
 
 
 def test_bad_metadata_and_missing_columns() -> None:
@@ -167,3 +182,93 @@ def test_empty_table() -> None:
     assert t.num_rows == 0
     m = ati.from_coo_table(t)
     assert m.shape == (3, 2) and m.nnz == 0 and m.dtype == np.float32
+
+
+def test_bad_value_columns_and_formats() -> None:
+    t = pa.table({"dim_0": [0, 1], "value": ["x", "y"]})
+    with pytest.raises(ati.ArrowTensorError) as e:
+        ati.from_coo_table(t)
+    assert (e.value.kind, e.value.column) == ("invalid_column", "value")
+    t = pa.table({"dim_0": [0, 1], "value": pa.array([1.0, None])})
+    with pytest.raises(ati.ArrowTensorError) as e:
+        ati.from_coo_table(t)
+    assert (e.value.kind, e.value.column, e.value.row) == ("null_cell", "value", 1)
+    with pytest.raises(ati.ArrowTensorError) as e:
+        ati.from_coo_table(ati.to_coo_table(np.eye(2)), format="bsr")
+    assert e.value.kind == "selection"
+    for columns, kind in [(["dim_0", "dim_0"], "duplicate_name"), (["dim_0", "value"], "duplicate_name"),
+                          (["dim_0", "nope"], "invalid_column")]:  # fmt: skip
+        with pytest.raises(ati.ArrowTensorError) as e:
+            ati.from_coo_table(ati.to_coo_table(np.eye(2)), columns=columns)
+        assert e.value.kind == kind, columns
+    with pytest.raises(ati.ArrowTensorError) as e:
+        ati.from_coo_table(pa.table({"a": [0], "value": [1.0]}), columns=["a"], shape=[2, 2])
+    assert e.value.kind == "count_mismatch"
+
+
+def test_chunks_with_nulls_and_slices() -> None:
+    t = pa.Table.from_batches(
+        [
+            pa.record_batch({"dim_0": pa.array([0, 1], pa.int32()), "value": [1.0, 2.0]}),
+            pa.record_batch({"dim_0": pa.array([2, None], pa.int32()), "value": [3.0, 4.0]}),
+        ]
+    )
+    with pytest.raises(ati.ArrowTensorError) as e:
+        ati.from_coo_table(t)
+    assert (e.value.kind, e.value.column, e.value.row) == ("null_cell", "dim_0", 3)
+    # A slice of a table: its chunks start at an offset.
+    m = ati.from_coo_table(t.slice(1, 2))
+    assert m.shape == (3,) and m.coords.tolist() == [[1], [2]] and m.values.tolist() == [2.0, 3.0]
+    # Unused columns of any type, chunked or not, are not read.
+    t = pa.table({"tag": ["a", "b"], "k": pa.chunked_array([[1], [2]]), "dim_0": [1, 0],
+                  "value": [1.0, 2.0]})  # fmt: skip
+    assert ati.from_coo_table(t).to_numpy().tolist() == [2.0, 1.0]
+
+
+def test_dim_names_from_columns() -> None:
+    t = pa.table({"dim_1": [0, 1], "dim_0": [1, 0], "value": [1.0, 2.0]})
+    m = ati.from_coo_table(t)
+    assert m.dim_names == ("", "") and m.coords.tolist() == [[1, 0], [0, 1]]
+    # A dim_<d> column of another dimension keeps its name.
+    assert ati.from_coo_table(t, columns=["dim_1", "dim_0"]).dim_names == ("dim_1", "dim_0")
+    assert ati.from_coo_table(t, columns=["dim_1", "dim_0"], dim_names=["a", "b"]).dim_names == ("a", "b")
+
+
+def test_columns_cross_without_copies() -> None:
+    x = ati.loads(ati.dumps(np.arange(1.0, 7.0).reshape(2, 3), format="coo"))
+    t = ati.to_coo_table(x)
+    # The value column is the message's values buffer, wrapped by pyarrow.
+    assert t.column("value").chunk(0).buffers()[1].address == x.values.ctypes.data
+    # And the tensor read back shares the table's value column.
+    back = ati.from_coo_table(t)
+    assert back.values.ctypes.data == t.column("value").chunk(0).buffers()[1].address
+
+
+def test_scalars_and_pydata() -> None:
+    t = ati.to_coo_table(np.array(2.5))
+    assert t.column_names == ["value"] and t.num_rows == 1
+    m = ati.from_coo_table(t)
+    assert m.shape == () and m.to_numpy() == 2.5
+    with pytest.raises(ati.ArrowTensorError) as e:
+        ati.to_coo_table(sparse.COO.from_numpy(np.eye(2), fill_value=1.0))
+    assert e.value.kind == "unsupported_layout"
+    x = np.zeros((3, 4), dtype=">f4")
+    x[1, 2] = 5
+    t = ati.to_coo_table(sparse.COO.from_numpy(x), dim_names=["a", "b"])
+    assert t.column_names == ["a", "b", "value"] and t.column("value").to_pylist() == [5.0]
+
+
+def test_native_refuses_chunks_beyond_their_buffers() -> None:
+    from arrow_tensor_ipc import _native
+
+    data = np.arange(4, dtype=np.int64)
+    value = np.ones(4)
+    for chunk in [(data, None, 2, 4), (data, None, 2**63, 2**63), (data, np.zeros(0, np.uint8), 0, 4)]:
+        cols = [("dim_0", "int64", [chunk]), ("value", "float64", [(value, None, 0, 4)])]
+        with pytest.raises(ati.ArrowTensorError) as e:
+            _native.from_coo_table(cols, 4, [])
+        assert (e.value.kind, e.value.column) == ("invalid_column", "dim_0")
+    # Chunks that do not add up to the table's rows.
+    cols = [("dim_0", "int64", [(data, None, 0, 3)]), ("value", "float64", [(value, None, 0, 4)])]
+    with pytest.raises(ati.ArrowTensorError):
+        _native.from_coo_table(cols, 4, [])

@@ -440,6 +440,25 @@ pub enum ErrorKind {
         what: &'static str,
     },
 
+    /// A coordinate in a column of a COO table outside its dimension: negative, or not below
+    /// the dimension's size. (A coordinate given to a lookup is
+    /// [`ErrorKind::CoordinateOutOfRange`].)
+    #[error(
+        "column {column:?}, row {row}: coordinate {value} outside dimension {dim} of size {size}"
+    )]
+    CoordinateOutOfBounds {
+        /// The column (field) name.
+        column: String,
+        /// The row of the column.
+        row: usize,
+        /// The coordinate (as i64; a u64 above i64::MAX saturates).
+        value: i64,
+        /// The dimension the column holds.
+        dim: usize,
+        /// The dimension's size.
+        size: u64,
+    },
+
     /// Two inputs that must agree (messages written into one column or table) differ.
     #[error("{what} differs from the first: {first} there, {found} here")]
     Inconsistent {

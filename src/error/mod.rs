@@ -115,7 +115,10 @@ impl Error {
                     row: None,
                 })
             }
-            ErrorKind::NullCell { column, row, .. } => (Some(column.clone()), Some(*row)),
+            ErrorKind::NullCell { column, row, .. }
+            | ErrorKind::CoordinateOutOfBounds { column, row, .. } => {
+                (Some(column.clone()), Some(*row))
+            }
             ErrorKind::InvalidColumn { column, .. }
             | ErrorKind::ColumnLimitExceeded { column, .. } => (Some(column.clone()), None),
             _ => (None, None),

@@ -53,6 +53,7 @@ impl ErrorKind {
             ErrorKind::InvalidColumn { .. } => "invalid_column",
             ErrorKind::ColumnLimitExceeded { .. } => "column_limit_exceeded",
             ErrorKind::NullCell { .. } => "null_cell",
+            ErrorKind::CoordinateOutOfBounds { .. } => "coordinate_out_of_bounds",
             ErrorKind::Inconsistent { .. } => "inconsistent",
             ErrorKind::InvalidMetadata { .. } => "invalid_metadata",
             #[cfg(feature = "record-batch")]

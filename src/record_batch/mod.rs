@@ -8,7 +8,8 @@
 //! - dense tensors of one rank and value type to an `arrow.variable_shape_tensor` column
 //!   ([`tensors_to_variable_shape`], [`variable_shape_to_tensors`]);
 //! - a sparse tensor of any layout to a COO table, one integer column per dimension and a
-//!   `value` column ([`sparse_to_coo_table`], [`coo_table_to_sparse`]);
+//!   `value` column ([`sparse_to_coo_table`], [`coo_table_to_sparse`]), and any table that
+//!   holds one in some of its columns, without our metadata ([`coo_columns_to_sparse`]);
 //! - whole streams of messages to batches of one schema ([`BatchBuilder`]) and batches to
 //!   messages ([`batch_to_messages`]);
 //! - Arrow IPC streams and files through arrow-ipc ([`IpcWriter`], [`IpcBatches`] over
@@ -66,10 +67,12 @@ mod writer;
 pub use self::parquet::{
     ParquetBatches, ParquetCompression, ParquetReadOptions, ParquetWriteOptions, ParquetWriter,
 };
+// (The dataset module, behind `parquet`, reads and writes the COO-table metadata.)
+#[cfg(feature = "parquet")]
 pub(crate) use coo_table::CooTableInfo;
 pub use coo_table::{
-    coo_table_to_sparse, coo_table_to_sparse_with, coordinate_type, dense_to_coo_table,
-    sparse_to_coo_table, COO_TABLE_KEY, VALUE_COLUMN,
+    coo_columns_to_sparse, coo_table_to_sparse, coo_table_to_sparse_with, coordinate_type,
+    dense_to_coo_table, sparse_to_coo_table, CooColumns, CooSelection, COO_TABLE_KEY, VALUE_COLUMN,
 };
 pub use extension::{
     FixedShapeTensorType, VariableShapeTensorType, FIXED_SHAPE_TENSOR, VARIABLE_SHAPE_TENSOR,

@@ -413,9 +413,9 @@ def write_all(d):
 
     for name, cols, values, shape, err in [
         ("coo-out-of-range", [[0, 1, 2], [0, 3, 1]], [1.0, 2.0, 3.0], [3, 3],
-         {"kind": "InvalidColumn", "column": "dim_1", "reason": "row 1: coordinate 3 outside dimension 1 of size 3"}),
+         {"kind": "CoordinateOutOfBounds", "column": "dim_1", "row": 1, "value": 3, "dim": 1, "size": 3}),
         ("coo-negative", [[0, -1], [0, 0]], [1.0, 2.0], [3, 3],
-         {"kind": "InvalidColumn", "column": "dim_0", "reason": "row 1: coordinate -1 outside dimension 0 of size 3"}),
+         {"kind": "CoordinateOutOfBounds", "column": "dim_0", "row": 1, "value": -1, "dim": 0, "size": 3}),
         ("coo-null-coordinate", [[0, None], [0, 1]], [1.0, 2.0], [3, 3],
          {"kind": "NullCell", "column": "dim_0", "row": 1, "what": "coordinate"}),
         ("coo-null-value", [[0, 1], [0, 1]], [1.0, None], [3, 3],

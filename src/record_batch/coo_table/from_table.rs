@@ -25,7 +25,8 @@ use arrow_schema::Schema;
 /// (as a non-canonical COO index means); a COO result keeps the row order, flagged
 /// canonical only when the rows strictly increase in row-major order. The result's index
 /// arrays get the narrowest type that holds them (as [`crate::convert`] picks by default),
-/// not the type the metadata records. Coordinates outside the shape, nulls, and columns
+/// not the type the metadata records. Coordinates outside the shape
+/// ([`ErrorKind::CoordinateOutOfBounds`]), nulls ([`ErrorKind::NullCell`]), and columns
 /// that do not match the metadata are errors naming the column (and row).
 pub fn coo_table_to_sparse(
     table: &RecordBatch,
@@ -195,12 +196,12 @@ pub fn coo_table_to_sparse_with(
             value,
             dim,
             bound,
-        } => ErrorKind::InvalidColumn {
+        } => ErrorKind::CoordinateOutOfBounds {
             column: schema.field(dim).name().clone(),
-            reason: format!(
-                "row {}: coordinate {value} outside dimension {dim} of size {bound}",
-                position / ndim.max(1) as u64
-            ),
+            row: (position / ndim.max(1) as u64) as usize,
+            value,
+            dim,
+            size: bound,
         }
         .into(),
         other => crate::Error::from(other),

@@ -14,12 +14,14 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::Schema;
 use serde_json::Value;
 
+mod columns;
 mod csf_rows;
 mod from_table;
 mod interleave;
 mod scan;
 mod to_table;
 
+pub use columns::{coo_columns_to_sparse, CooColumns, CooSelection};
 pub use from_table::{coo_table_to_sparse, coo_table_to_sparse_with};
 pub use to_table::{dense_to_coo_table, sparse_to_coo_table};
 
