@@ -120,6 +120,8 @@ mod parallel;
 #[cfg(feature = "record-batch")]
 pub mod record_batch;
 mod sparse;
+#[cfg(feature = "object-store")]
+pub mod storage;
 mod tensor;
 mod types;
 mod validate;

@@ -3,13 +3,13 @@
 //! that name a file and row.
 
 use super::manifest::{parse_tile_metadata, FileEntry, Manifest, TILE_KEY};
+use super::root::Root;
 use super::DatasetReadOptions;
 use crate::error::{fail, ErrorKind, Result};
 use crate::record_batch::arrays::data_type;
 use crate::record_batch::{coordinate_type, CooTableInfo, ParquetBatches};
 use crate::ValueType;
 use arrow_schema::Schema;
-use std::path::Path;
 
 /// An error of the format's rules about `file`.
 pub(super) fn rule<T>(file: &str, row: Option<u64>, rule: String) -> Result<T> {
@@ -32,35 +32,40 @@ pub(super) fn in_file(file: &str, e: crate::Error) -> crate::Error {
     }
 }
 
-/// What opening a dataset's files needs: its directory, its checked manifest, the read
-/// options and whether files are memory-mapped.
+/// What opening a dataset's files needs: its directory or store, its checked manifest,
+/// the read options, whether files are memory-mapped, and (a store) the sizes the listing
+/// gave.
 #[derive(Clone, Copy)]
 pub(super) struct DataFiles<'a> {
-    pub dir: &'a Path,
+    pub root: &'a Root,
     pub manifest: &'a Manifest,
     pub options: &'a DatasetReadOptions,
-    #[cfg_attr(not(feature = "mmap"), allow(dead_code))]
     pub mapped: bool,
+    pub sizes: Option<&'a std::collections::HashMap<String, u64>>,
 }
 
 impl DataFiles<'_> {
     /// Opens one file and checks its footer against the manifest.
     pub(super) fn open(&self, entry: &FileEntry, tile: &[usize]) -> Result<ParquetBatches> {
         let file = &entry.path;
-        let path = self.dir.join(file);
-        let batches = (|| -> Result<ParquetBatches> {
-            #[cfg(feature = "mmap")]
-            if self.mapped {
-                #[allow(unsafe_code)]
-                // SAFETY: `open_mmap`'s caller promised that the dataset's files are not
-                // truncated or modified while anything read from them is alive.
-                let map = unsafe { crate::map_file(&path)? };
-                return ParquetBatches::new(map, &self.options.parquet);
+        let bytes = self
+            .root
+            .read(file, self.mapped)
+            .map_err(|e| in_file(file, e))?;
+        if let Some(&listed) = self.sizes.and_then(|s| s.get(file.as_str())) {
+            if listed != bytes.len() as u64 {
+                return rule(
+                    file,
+                    None,
+                    format!(
+                        "holds {} bytes, the listing said {listed}: it changed while read",
+                        bytes.len()
+                    ),
+                );
             }
-            let bytes = std::fs::read(&path)?;
-            ParquetBatches::new(bytes, &self.options.parquet)
-        })()
-        .map_err(|e| in_file(file, e))?;
+        }
+        let batches =
+            ParquetBatches::new(bytes, &self.options.parquet).map_err(|e| in_file(file, e))?;
         if batches.num_rows() != entry.nnz {
             return rule(
                 file,

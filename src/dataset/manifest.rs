@@ -386,16 +386,15 @@ impl Manifest {
     /// Writes the manifest into `dir` as `_tensor.json`, under a temporary name first and
     /// then renamed, so that a reader sees the whole manifest or none.
     pub fn write(&self, dir: impl AsRef<std::path::Path>) -> Result<()> {
-        use std::io::Write;
-        let dir = dir.as_ref();
-        let tmp = dir.join(format!("{MANIFEST_FILE}.tmp"));
-        {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(self.to_json().as_bytes())?;
-            f.sync_all()?;
-        }
-        std::fs::rename(&tmp, dir.join(MANIFEST_FILE))?;
-        Ok(())
+        super::root::Root::Dir(dir.as_ref().to_path_buf())
+            .write_whole(MANIFEST_FILE, &self.to_json())
+    }
+
+    /// Writes the manifest as `_tensor.json` at `url`, a prefix of an object store (feature
+    /// `object-store`), with one put, or into a local directory when `url` is a path.
+    #[cfg(feature = "object-store")]
+    pub fn write_url(&self, url: &str, storage: &crate::storage::StorageOptions) -> Result<()> {
+        super::root::Root::of(url, storage)?.write_whole(MANIFEST_FILE, &self.to_json())
     }
 }
 

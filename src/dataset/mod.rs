@@ -71,6 +71,7 @@ mod manifest;
 mod options;
 mod part;
 mod read;
+mod root;
 mod route;
 mod tile_batches;
 mod write;

@@ -3,6 +3,7 @@
 
 use super::files::{rule, DataFiles};
 use super::manifest::{FileEntry, Manifest, TileEntry, MANIFEST_FILE};
+use super::root::Root;
 use super::tile_batches::TileBatches;
 use super::{tile_bounds, DatasetReadOptions, TensorInfo};
 use crate::error::{fail, ErrorKind, Result};
@@ -14,28 +15,30 @@ use crate::{
 };
 use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A tiled dataset opened for reading (see the [module documentation](super)).
 #[derive(Debug)]
 pub struct Dataset {
-    dir: PathBuf,
+    root: Root,
     manifest: Manifest,
     options: DatasetReadOptions,
-    #[cfg_attr(not(feature = "mmap"), allow(dead_code))]
     mapped: bool,
+    /// The data files an object store listed, with their sizes (none for a directory).
+    sizes: Option<HashMap<String, u64>>,
 }
 
 impl Dataset {
     /// What opening this dataset's files needs.
     fn data_files(&self) -> DataFiles<'_> {
         DataFiles {
-            dir: &self.dir,
+            root: &self.root,
             manifest: &self.manifest,
             options: &self.options,
             mapped: self.mapped,
+            sizes: self.sizes.as_ref(),
         }
     }
 
@@ -100,6 +103,103 @@ impl Dataset {
         Self::from_parts(dir, manifest, options, mapped)
     }
 
+    /// Opens the dataset at `url`, a prefix of an object store (feature `object-store`;
+    /// see [`crate::storage`] for the URLs and where credentials come from), or a local
+    /// directory when `url` is a path: reads and checks its manifest as
+    /// [`Dataset::open`] does, and lists the prefix once, which must hold every file the
+    /// manifest lists. Each file is read with one request when it is needed, and refused
+    /// when its size differs from the listing's.
+    #[cfg(feature = "object-store")]
+    pub fn open_url(
+        url: &str,
+        storage: &crate::storage::StorageOptions,
+        options: &DatasetReadOptions,
+    ) -> Result<Dataset> {
+        if !crate::storage::is_url(url) {
+            return Self::open(url, options);
+        }
+        let store = crate::storage::Store::open(url, storage)?;
+        let max = (options.limits.max_metadata_len as u64).max(1 << 20);
+        let text = match store.size(MANIFEST_FILE)? {
+            None => {
+                return rule(
+                    MANIFEST_FILE,
+                    None,
+                    format!(
+                        "cannot be opened at {} (not found): not a dataset, or an unfinished write",
+                        store.url()
+                    ),
+                )
+            }
+            Some(n) if n > max => {
+                return rule(
+                    MANIFEST_FILE,
+                    None,
+                    format!("is over the limit of {max} bytes (Limits::max_metadata_len)"),
+                )
+            }
+            Some(_) => store.get(MANIFEST_FILE)?,
+        };
+        if text.len() as u64 > max {
+            return rule(
+                MANIFEST_FILE,
+                None,
+                format!("is over the limit of {max} bytes (Limits::max_metadata_len)"),
+            );
+        }
+        let Ok(text) = std::str::from_utf8(&text) else {
+            return rule(MANIFEST_FILE, None, "is not UTF-8 text".into());
+        };
+        let manifest = Manifest::parse(text, &options.limits, options.max_files)?;
+        Self::from_store(store, manifest, options)
+    }
+
+    /// As [`Dataset::with_manifest`], for a prefix of an object store (feature
+    /// `object-store`): `manifest` lists the files to read, and the prefix is listed once
+    /// to find them.
+    #[cfg(feature = "object-store")]
+    pub fn with_manifest_url(
+        url: &str,
+        storage: &crate::storage::StorageOptions,
+        manifest: Manifest,
+        options: &DatasetReadOptions,
+    ) -> Result<Dataset> {
+        if !crate::storage::is_url(url) {
+            return Self::with_manifest(url, manifest, options);
+        }
+        let store = crate::storage::Store::open(url, storage)?;
+        Self::from_store(store, manifest, options)
+    }
+
+    #[cfg(feature = "object-store")]
+    fn from_store(
+        store: crate::storage::Store,
+        manifest: Manifest,
+        options: &DatasetReadOptions,
+    ) -> Result<Dataset> {
+        // (A listing is input too: bounded as `check_files` bounds a directory walk.)
+        let max = options.max_files.saturating_mul(4).saturating_add(1024);
+        let sizes: HashMap<String, u64> = store.list(max)?.into_iter().collect();
+        for tile in &manifest.tiles {
+            for f in &tile.files {
+                if !sizes.contains_key(&f.path) {
+                    return rule(
+                        &f.path,
+                        None,
+                        "is listed in the manifest but missing".into(),
+                    );
+                }
+            }
+        }
+        Ok(Dataset {
+            root: Root::Store(store),
+            manifest,
+            options: *options,
+            mapped: false,
+            sizes: Some(sizes),
+        })
+    }
+
     /// The dataset in `dir` described by `manifest`, which the caller has read and checked
     /// before ([`Manifest::parse`]; [`Manifest::for_tile`] of a manifest so read gives what
     /// a task that reads one tile needs, without reading `_tensor.json` again). Checks that
@@ -146,10 +246,11 @@ impl Dataset {
             }
         }
         Ok(Dataset {
-            dir: dir.to_path_buf(),
+            root: Root::Dir(dir.to_path_buf()),
             manifest,
             options: *options,
             mapped,
+            sizes: None,
         })
     }
 
@@ -163,9 +264,14 @@ impl Dataset {
         &self.manifest.info
     }
 
-    /// The dataset's directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    /// The dataset's directory (`None` for a dataset in an object store).
+    pub fn dir(&self) -> Option<&Path> {
+        self.root.dir()
+    }
+
+    /// Where the dataset is: its directory, or its object store URL.
+    pub fn location(&self) -> String {
+        self.root.describe()
     }
 
     /// The tiles that hold stored values, in row-major order.
@@ -200,7 +306,31 @@ impl Dataset {
             .iter()
             .flat_map(|t| t.files.iter().map(|f| f.path.as_str()))
             .collect();
-        let mut pending = vec![(self.dir.clone(), String::new())];
+        #[cfg(feature = "object-store")]
+        if let Some(sizes) = &self.sizes {
+            let mut unlisted: Vec<&String> = sizes
+                .keys()
+                .filter(|path| {
+                    let hidden = path
+                        .split('/')
+                        .any(|p| p.starts_with('_') || p.starts_with('.'));
+                    !hidden && path.ends_with(".parquet") && !listed.contains(path.as_str())
+                })
+                .collect();
+            unlisted.sort();
+            if let Some(path) = unlisted.first() {
+                return rule(
+                    path,
+                    None,
+                    "is a data file the manifest does not list".into(),
+                );
+            }
+            return Ok(());
+        }
+        let Some(dir) = self.root.dir() else {
+            return Ok(());
+        };
+        let mut pending = vec![(dir.to_path_buf(), String::new())];
         let mut seen = 0usize;
         while let Some((dir, rel)) = pending.pop() {
             for entry in std::fs::read_dir(&dir)? {

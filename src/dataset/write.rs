@@ -1,8 +1,9 @@
 //! [`DatasetWriter`]: entries routed to their tiles, buffered under a memory budget, and
 //! written as sorted part files on several threads.
 
-use super::manifest::{tile_metadata, FileEntry, Manifest, TileEntry, TILE_KEY};
+use super::manifest::{tile_metadata, FileEntry, Manifest, TileEntry, MANIFEST_FILE, TILE_KEY};
 use super::part::{gather_coords, gather_values, sort_entries};
+use super::root::Root;
 use super::route::{div, Last, TileBuffer, DENSE_SLOTS};
 use super::DatasetWriteOptions;
 use super::{grid_of, tile_bounds, tile_dir, TensorInfo};
@@ -15,8 +16,7 @@ use crate::{IndexArray, IndexType, NativeIndex, NativeValue, SparseTensor, Tenso
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema, SchemaRef};
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Writes a tiled dataset (see the [module documentation](super)): entries in, part files
@@ -28,7 +28,7 @@ use std::sync::Arc;
 /// without [`DatasetWriter::finish`] leaves part files but no manifest: an unfinished
 /// dataset, which readers refuse.
 pub struct DatasetWriter {
-    dir: PathBuf,
+    root: Root,
     info: TensorInfo,
     tile_shape: Vec<usize>,
     grid: Vec<usize>,
@@ -77,7 +77,52 @@ impl DatasetWriter {
         tile_shape: impl AsRef<[usize]>,
         options: &DatasetWriteOptions,
     ) -> Result<DatasetWriter> {
-        Self::build(dir.as_ref(), info, tile_shape.as_ref(), options, true)
+        Self::build(
+            Root::Dir(dir.as_ref().to_path_buf()),
+            info,
+            tile_shape.as_ref(),
+            options,
+            true,
+        )
+    }
+
+    /// As [`DatasetWriter::new`], at `url`, a prefix of an object store (feature
+    /// `object-store`; see [`crate::storage`]), or a local directory when `url` is a path.
+    /// The prefix must hold no object. Each part file is written with a multipart upload
+    /// of bounded memory, and the manifest last, with one put.
+    #[cfg(feature = "object-store")]
+    pub fn new_url(
+        url: &str,
+        storage: &crate::storage::StorageOptions,
+        info: &TensorInfo,
+        tile_shape: impl AsRef<[usize]>,
+        options: &DatasetWriteOptions,
+    ) -> Result<DatasetWriter> {
+        Self::build(
+            Root::of(url, storage)?,
+            info,
+            tile_shape.as_ref(),
+            options,
+            true,
+        )
+    }
+
+    /// As [`DatasetWriter::for_tiles`], at `url` (see [`DatasetWriter::new_url`]).
+    #[cfg(feature = "object-store")]
+    pub fn for_tiles_url(
+        url: &str,
+        storage: &crate::storage::StorageOptions,
+        info: &TensorInfo,
+        tile_shape: impl AsRef<[usize]>,
+        options: &DatasetWriteOptions,
+    ) -> Result<DatasetWriter> {
+        Self::build(
+            Root::of(url, storage)?,
+            info,
+            tile_shape.as_ref(),
+            options,
+            false,
+        )
     }
 
     /// A writer of some tiles of a dataset that several writers write at once, each its
@@ -114,11 +159,17 @@ impl DatasetWriter {
         tile_shape: impl AsRef<[usize]>,
         options: &DatasetWriteOptions,
     ) -> Result<DatasetWriter> {
-        Self::build(dir.as_ref(), info, tile_shape.as_ref(), options, false)
+        Self::build(
+            Root::Dir(dir.as_ref().to_path_buf()),
+            info,
+            tile_shape.as_ref(),
+            options,
+            false,
+        )
     }
 
     fn build(
-        dir: &Path,
+        root: Root,
         info: &TensorInfo,
         tile_shape: &[usize],
         options: &DatasetWriteOptions,
@@ -194,18 +245,7 @@ impl DatasetWriter {
                     },
                 })?;
         }
-        let dir = dir.to_path_buf();
-        std::fs::create_dir_all(&dir)?;
-        if empty && std::fs::read_dir(&dir)?.next().is_some() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::DirectoryNotEmpty,
-                format!(
-                    "{} is not empty (a dataset is written into an empty directory)",
-                    dir.display()
-                ),
-            )
-            .into());
-        }
+        root.prepare(empty)?;
         let coordinate_type = table.index_type;
         let coord_dt = data_type(ValueType::from_index_type(coordinate_type));
         let mut fields: Vec<Field> = names
@@ -221,7 +261,7 @@ impl DatasetWriter {
         let budget = options.memory / DatasetWriteOptions::BUFFER_SHARE.1
             * DatasetWriteOptions::BUFFER_SHARE.0;
         Ok(DatasetWriter {
-            dir,
+            root,
             info: info.clone(),
             tile_shape: tile_shape.to_vec(),
             grid,
@@ -424,13 +464,8 @@ impl DatasetWriter {
             tile_metadata(&buf.tile, &self.tile_shape, &self.grid),
         );
         let schema: SchemaRef = Arc::new(Schema::new_with_metadata(self.fields.clone(), metadata));
-        let full = self.dir.join(path);
-        if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        let file = std::fs::File::create(&full)?;
         let mut writer = ParquetWriter::new(
-            BufWriter::with_capacity(1 << 20, file),
+            self.root.create(path)?,
             schema.clone(),
             &self.options.parquet,
         )?;
@@ -449,18 +484,17 @@ impl DatasetWriter {
             )?);
             writer.write(&RecordBatch::try_new(schema.clone(), columns)?)?;
         }
-        let mut out = writer.finish()?;
-        out.flush()?;
+        writer.finish()?.finish()?;
         Ok(n as u64)
     }
 
     /// Writes the buffered entries and then the manifest; returns the manifest.
     pub fn finish(self) -> Result<Manifest> {
-        let dir = self.dir.clone();
+        let root = self.root.clone();
         let (info, tile_shape) = (self.info.clone(), self.tile_shape.clone());
         let tiles = self.finish_tiles()?;
         let manifest = Manifest::from_tiles(&info, &tile_shape, tiles)?;
-        manifest.write(&dir)?;
+        root.write_whole(MANIFEST_FILE, &manifest.to_json())?;
         Ok(manifest)
     }
 

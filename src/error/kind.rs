@@ -518,6 +518,19 @@ pub enum ErrorKind {
         reason: String,
     },
 
+    /// An object store refused or failed a request (feature `object-store`): `url` is the
+    /// object (or prefix) and `reason` what the store or the client said (not found,
+    /// forbidden, a server error after the retries, a timeout, a connection reset, a body
+    /// shorter than announced).
+    #[cfg(feature = "object-store")]
+    #[error("object store {url}: {reason}")]
+    ObjectStore {
+        /// The object or prefix, as a URL.
+        url: String,
+        /// What failed.
+        reason: String,
+    },
+
     /// A tiled dataset (`docs/dataset-format.md`) breaks a rule of its format: a manifest
     /// that is not the JSON it must be or whose numbers disagree, a file missing or not
     /// listed, a file whose schema, metadata or row count disagrees with the manifest, a

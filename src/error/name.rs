@@ -69,6 +69,8 @@ impl ErrorKind {
             ErrorKind::ParquetPanicked { .. } => "parquet_panicked",
             #[cfg(feature = "parquet")]
             ErrorKind::Parquet { .. } => "parquet",
+            #[cfg(feature = "object-store")]
+            ErrorKind::ObjectStore { .. } => "object_store",
         }
     }
 }

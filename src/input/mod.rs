@@ -112,6 +112,26 @@ impl<'a> Input<'a> {
         open::open_path(path.as_ref(), options, false)
     }
 
+    /// Opens `url`, an object in an object store or the prefix of a tiled dataset there
+    /// (one that holds `_tensor.json`), and tells its kind (feature `object-store`; see
+    /// [`crate::storage`] for the URLs and where credentials come from). An object is read
+    /// into memory with one request; a dataset's files are read as its tensor is. A `url`
+    /// that is a local path opens as [`Input::open`].
+    ///
+    /// Errors: [`ErrorKind::ObjectStore`](crate::ErrorKind::ObjectStore) naming the URL
+    /// when a request fails, and those of [`Input::open`].
+    #[cfg(feature = "object-store")]
+    pub fn open_url(
+        url: &str,
+        storage: &crate::storage::StorageOptions,
+        options: &InputOptions<'a>,
+    ) -> crate::Result<Self> {
+        if !crate::storage::is_url(url) {
+            return Self::open(url, options);
+        }
+        open::open_url(url, storage, options)
+    }
+
     /// As [`Input::open`], but files are memory-mapped: Matrix Market and FROSTT files,
     /// Arrow IPC streams and files, Parquet files, the files of a tiled dataset; a pipe
     /// holding another kind than tensor messages or an IPC stream is copied into a

@@ -42,6 +42,9 @@ pub(super) enum Content {
     Memory(bytes::Bytes),
     /// The directory of a tiled dataset.
     Dataset(PathBuf),
+    /// A tiled dataset at an object-store URL.
+    #[cfg(feature = "object-store")]
+    DatasetUrl(String, crate::storage::StorageOptions),
 }
 
 impl Content {
@@ -51,6 +54,8 @@ impl Content {
             Content::File { path, .. } | Content::Dataset(path) => Some(path),
             Content::Spooled(t) => Some(t.path()),
             Content::Stream { .. } | Content::Memory(_) => None,
+            #[cfg(feature = "object-store")]
+            Content::DatasetUrl(..) => None,
         }
     }
 }
@@ -189,6 +194,13 @@ fn stream(content: Content) -> Result<(Box<dyn Read + Send>, Option<tempfile::Na
             (Box::new(file), Some(tmp))
         }
         Content::Memory(bytes) => (Box::new(Cursor::new(bytes)), None),
+        #[cfg(feature = "object-store")]
+        Content::DatasetUrl(..) => {
+            return Err(ErrorKind::Internal {
+                invariant: "a dataset's prefix is not read as a stream".into(),
+            }
+            .into())
+        }
         Content::Dataset(_) => {
             return Err(ErrorKind::Internal {
                 invariant: "a dataset's directory is not read as a stream".into(),
@@ -216,6 +228,16 @@ pub(super) fn tensors(input: Input<'_>) -> Result<InputTensors<'_>> {
                 .with_validation(options.read_options.validation);
             (
                 Source::Dataset(DatasetTensor::new(dir, dataset_options, mapped)),
+                None,
+            )
+        }
+        #[cfg(feature = "object-store")]
+        (FileKind::Dataset, Content::DatasetUrl(url, storage)) => {
+            let dataset_options = DatasetReadOptions::default()
+                .with_limits(limits)
+                .with_validation(options.read_options.validation);
+            (
+                Source::Dataset(DatasetTensor::at_url(url, storage, dataset_options)),
                 None,
             )
         }
@@ -314,4 +336,36 @@ fn batches(
         }
     };
     Ok((batches, spool))
+}
+
+/// Opens `url` (see [`Input::open_url`]).
+#[cfg(feature = "object-store")]
+pub(super) fn open_url<'a>(
+    url: &str,
+    storage: &crate::storage::StorageOptions,
+    options: &InputOptions<'a>,
+) -> Result<Input<'a>> {
+    let store = crate::storage::Store::open(url, storage)?;
+    if store.size(MANIFEST_FILE)?.is_some() {
+        let kind = readable(FileKind::Dataset)?;
+        return Ok(Input {
+            name: url.to_string(),
+            kind,
+            content: Content::DatasetUrl(url.to_string(), storage.clone()),
+            mapped: false,
+            size: None,
+            options: options.clone(),
+        });
+    }
+    let bytes = store.get("")?;
+    let size = bytes.len() as u64;
+    let mut input = open_reader(
+        url.to_string(),
+        Box::new(Cursor::new(bytes)),
+        Some(Path::new(url)),
+        options,
+        false,
+    )?;
+    input.size = Some(size);
+    Ok(input)
 }

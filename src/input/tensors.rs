@@ -100,6 +100,9 @@ impl std::fmt::Debug for InputTensors<'_> {
 /// first call of `next`.
 pub(super) struct DatasetTensor {
     dir: PathBuf,
+    /// The object-store URL and options, for a dataset in a store (`dir` is then unused).
+    #[cfg(feature = "object-store")]
+    url: Option<(String, crate::storage::StorageOptions)>,
     options: DatasetReadOptions,
     /// Whether the dataset's files are memory-mapped (set only by the unsafe constructors
     /// of [`Input`](super::Input)).
@@ -108,9 +111,27 @@ pub(super) struct DatasetTensor {
 }
 
 impl DatasetTensor {
+    /// The dataset at an object-store URL.
+    #[cfg(feature = "object-store")]
+    pub(super) fn at_url(
+        url: String,
+        storage: crate::storage::StorageOptions,
+        options: DatasetReadOptions,
+    ) -> Self {
+        DatasetTensor {
+            dir: PathBuf::new(),
+            url: Some((url, storage)),
+            options,
+            mapped: false,
+            read: false,
+        }
+    }
+
     pub(super) fn new(dir: PathBuf, options: DatasetReadOptions, mapped: bool) -> Self {
         DatasetTensor {
             dir,
+            #[cfg(feature = "object-store")]
+            url: None,
             options,
             mapped,
             read: false,
@@ -120,6 +141,18 @@ impl DatasetTensor {
     fn next(&mut self) -> Option<Result<InputTensor>> {
         if std::mem::replace(&mut self.read, true) {
             return None;
+        }
+        #[cfg(feature = "object-store")]
+        if let Some((url, storage)) = &self.url {
+            let dataset = Dataset::open_url(url, storage, &self.options);
+            return Some(
+                dataset
+                    .and_then(|d| d.read_all())
+                    .map(|t| InputTensor::Read {
+                        message: Message::SparseTensor(t),
+                        origin: TensorOrigin::Dataset,
+                    }),
+            );
         }
         let dataset = if self.mapped {
             #[allow(unsafe_code)]

@@ -23,6 +23,15 @@ pub fn name_of(path: &Path) -> String {
 
 /// Opens `path` (`-`: standard input), memory-mapped; an error is the line to report.
 pub fn open<'a>(path: &Path, options: &InputOptions<'a>) -> Result<Input<'a>, String> {
+    #[cfg(feature = "object-store")]
+    if let Some(url) = path
+        .to_str()
+        .filter(|u| arrow_tensor_ipc::storage::is_url(u))
+    {
+        // Credentials, region and endpoint from the environment (see the README).
+        let storage = arrow_tensor_ipc::storage::StorageOptions::new();
+        return Input::open_url(url, &storage, options).map_err(|e| format!("{url}: {}", text(&e)));
+    }
     #[allow(unsafe_code)]
     // SAFETY: the tool's contract (stated in its help and the README): input files are not
     // modified or truncated while a command reads them; a copy of standard input is a

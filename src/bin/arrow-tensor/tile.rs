@@ -239,8 +239,7 @@ fn tile_text(
     let header = chunks.header().clone();
     let shape = chunks.extent();
     let info = TensorInfo::new(&shape, header.value_type);
-    let mut writer = DatasetWriter::new(&job.dir, &info, &job.tile_shape, options)
-        .map_err(|e| dataset_error(&job.dir, e))?;
+    let mut writer = new_writer(job, &info, options)?;
     for batch in chunks {
         let batch = batch.map_err(|e| e.to_string())?;
         writer
@@ -248,6 +247,27 @@ fn tile_text(
             .map_err(|e| dataset_error(&job.dir, e))?;
     }
     writer.finish().map_err(|e| dataset_error(&job.dir, e))
+}
+
+/// The writer of the dataset `job.dir`: a local directory, or (feature `object-store`) an
+/// object-store URL (credentials and endpoint from the environment).
+fn new_writer(
+    job: &TileJob,
+    info: &TensorInfo,
+    options: &DatasetWriteOptions,
+) -> Result<DatasetWriter, String> {
+    #[cfg(feature = "object-store")]
+    if let Some(url) = job
+        .dir
+        .to_str()
+        .filter(|u| arrow_tensor_ipc::storage::is_url(u))
+    {
+        let storage = arrow_tensor_ipc::storage::StorageOptions::new();
+        return DatasetWriter::new_url(url, &storage, info, &job.tile_shape, options)
+            .map_err(|e| dataset_error(&job.dir, e));
+    }
+    DatasetWriter::new(&job.dir, info, &job.tile_shape, options)
+        .map_err(|e| dataset_error(&job.dir, e))
 }
 
 fn dataset_error(dir: &Path, e: arrow_tensor_ipc::Error) -> String {
@@ -285,10 +305,7 @@ fn tile_tensors(
                     Message::SparseTensor(t) => TensorInfo::of_sparse(t),
                     Message::Tensor(t) => TensorInfo::of_dense(t).with_format(SparseFormat::Coo),
                 };
-                writer.insert(
-                    DatasetWriter::new(&job.dir, &info, &job.tile_shape, options)
-                        .map_err(|e| dataset_error(&job.dir, e))?,
-                )
+                writer.insert(new_writer(job, &info, options)?)
             }
         };
         match &message {
