@@ -42,7 +42,7 @@ read-only memory map of the file, which must not be truncated or rewritten meanw
 from __future__ import annotations
 
 import os
-from typing import IO, Any, Iterable, Iterator, Optional, Sequence, Union
+from typing import IO, Any, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _native
 from ._coo_table import from_coo_table, to_coo_table
@@ -143,9 +143,12 @@ def write(
     axis_order: Union[Sequence[int], str, None] = None,
     index_type: Any = None,
     arrow_compatible: bool = True,
+    storage_options: Optional[Mapping[str, str]] = None,
 ) -> None:
     """Writes every object of ``objs`` as a message, then an end-of-stream marker, to a
-    path (created or truncated) or a binary file object.
+    path (created or truncated), an object-store URL (``s3://bucket/key``, ``file://``;
+    a multipart upload, credentials from the environment and ``storage_options`` as for
+    :func:`arrow_tensor_ipc.dask.read_dataset`) or a binary file object.
 
     ``objs`` is an iterable of what :func:`dumps` takes (one such object is taken as a
     stream of one); the keywords are those of :func:`dumps`, applied to every object.
@@ -160,7 +163,9 @@ def write(
     if is_tensor_like(objs):
         objs = [objs]
     messages = [_prepare(o, format, axis_order, index_type, None) for o in objs]
-    if _is_path(sink):
+    if isinstance(sink, str) and _native.is_url(sink):
+        _native.write_url(sink, messages, arrow_compatible, _pairs(storage_options))
+    elif _is_path(sink):
         _native.write_path(os.fspath(sink), messages, arrow_compatible)
     elif hasattr(sink, "write"):
         _native.write_file(sink, messages, arrow_compatible)
@@ -185,7 +190,15 @@ def loads(data: Any, strict: bool = True) -> Message:
     return wrap(_native.decode_one(data, strict))
 
 
-def _stream(source: Source, strict: bool) -> _native.MessageStream:
+def _pairs(options: Optional[Mapping[str, str]]) -> Optional[list[tuple[str, str]]]:
+    return None if options is None else [(str(k), str(v)) for k, v in options.items()]
+
+
+def _stream(
+    source: Source, strict: bool, storage_options: Optional[Mapping[str, str]] = None
+) -> _native.MessageStream:
+    if isinstance(source, str) and _native.is_url(source):
+        return _native.MessageStream.from_url(source, strict, _pairs(storage_options))
     if _is_path(source):
         return _native.MessageStream.from_path(os.fspath(source), strict)
     if hasattr(source, "read") and not isinstance(source, memoryview):
@@ -193,23 +206,29 @@ def _stream(source: Source, strict: bool) -> _native.MessageStream:
     return _native.MessageStream.from_buffer(source, strict)
 
 
-def read(source: Source, strict: bool = True) -> list[Message]:
-    """Every message of a path (memory-mapped), a binary file object or a bytes-like
-    object, up to an end-of-stream marker or the end. Messages from paths and bytes-like
-    objects are zero-copy views; from file objects each message owns a copy of its bytes.
+def read(
+    source: Source, strict: bool = True, *, storage_options: Optional[Mapping[str, str]] = None
+) -> list[Message]:
+    """Every message of a path (memory-mapped), an object-store URL (read with one
+    request; ``storage_options`` as for :func:`write`), a binary file object or a
+    bytes-like object, up to an end-of-stream marker or the end. Messages from paths, URLs
+    and bytes-like objects are zero-copy views; from file objects each message owns a copy
+    of its bytes.
 
     >>> import numpy as np, arrow_tensor_ipc as ati
     >>> data = ati.dumps(np.ones(2)) + ati.dumps(np.zeros(2))
     >>> [m.to_numpy().tolist() for m in ati.read(data)]
     [[1.0, 1.0], [0.0, 0.0]]
     """
-    return [wrap(m) for m in _stream(source, strict)]
+    return [wrap(m) for m in _stream(source, strict, storage_options)]
 
 
-def iter_messages(source: Source, strict: bool = True) -> Iterator[Message]:
+def iter_messages(
+    source: Source, strict: bool = True, *, storage_options: Optional[Mapping[str, str]] = None
+) -> Iterator[Message]:
     """Like :func:`read`, lazily: one message at a time (a path is memory-mapped; a file
     object is read as far as the next message needs). Stops at the first error, which it
     raises.
     """
-    for m in _stream(source, strict):
+    for m in _stream(source, strict, storage_options):
         yield wrap(m)

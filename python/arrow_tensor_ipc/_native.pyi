@@ -110,6 +110,12 @@ class MessageStream(Iterator[Message]):
         """
         ...
     @staticmethod
+    def from_url(
+        url: str, strict: bool = True, storage_options: Optional[Sequence[tuple[str, str]]] = None
+    ) -> MessageStream:
+        """The messages of an object in an object store, read with one request."""
+        ...
+    @staticmethod
     def from_buffer(data: Any, strict: bool = True) -> MessageStream: ...
     @staticmethod
     def from_file(file: Any, strict: bool = True) -> MessageStream: ...
@@ -177,11 +183,13 @@ def from_coo_table(
     table's columns and metadata); only the selected columns are read."""
     ...
 
+_Options = Optional[Sequence[tuple[str, str]]]
+
 class Dataset:
     """A tiled dataset opened by the caller of ``read_dataset``: its manifest read and
     checked, every listed file present, no unlisted data file."""
 
-    def __init__(self, root: Union[str, PathLike[str]]) -> None: ...
+    def __init__(self, root: str, storage_options: _Options = None) -> None: ...
     @property
     def shape(self) -> list[int]: ...
     @property
@@ -202,19 +210,27 @@ class Dataset:
     def tile_manifest(self, tile: Sequence[int]) -> str: ...
 
 def read_tile(
-    root: Union[str, PathLike[str]], manifest: str, tile: Sequence[int], layout: str
+    root: str, manifest: str, tile: Sequence[int], layout: str, storage_options: _Options = None
 ) -> tuple[np.ndarray, ...]: ...
+def is_url(location: str) -> bool: ...
+def write_url(
+    url: str,
+    messages: Sequence[Message],
+    arrow_compatible: bool = True,
+    storage_options: _Options = None,
+) -> None: ...
 def create_dataset(
-    root: Union[str, PathLike[str]],
+    root: str,
     shape: Sequence[int],
     dim_names: Sequence[str],
     value_type: str,
     format: str,
     tile_shape: Sequence[int],
     compression: str,
+    storage_options: _Options = None,
 ) -> None: ...
 def write_tile(
-    root: Union[str, PathLike[str]],
+    root: str,
     shape: Sequence[int],
     dim_names: Sequence[str],
     value_type: str,
@@ -223,13 +239,15 @@ def write_tile(
     tile: Sequence[int],
     block: Message,
     compression: str,
+    storage_options: _Options = None,
 ) -> list[tuple[str, int]]: ...
 def write_manifest(
-    root: Union[str, PathLike[str]],
+    root: str,
     shape: Sequence[int],
     dim_names: Sequence[str],
     value_type: str,
     format: str,
     tile_shape: Sequence[int],
     tiles: Sequence[tuple[Sequence[int], Sequence[tuple[str, int]]]],
+    storage_options: _Options = None,
 ) -> None: ...

@@ -41,7 +41,7 @@ import itertools
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 import dask
 import dask.array as da
@@ -75,11 +75,13 @@ class _TileSpec:
     tile: tuple[int, ...]
     extents: tuple[int, ...]
     format: str
+    storage_options: Optional[tuple[tuple[str, str], ...]] = None
 
 
 def _read_chunk(spec: _TileSpec) -> Any:
     """One task: the chunk of tile ``spec.tile`` in ``spec.format``."""
-    parts = _native.read_tile(spec.root, spec.manifest, list(spec.tile), spec.format)
+    options = None if spec.storage_options is None else list(spec.storage_options)
+    parts = _native.read_tile(spec.root, spec.manifest, list(spec.tile), spec.format, options)
     shape = spec.extents
     if spec.format == "coo":
         import sparse
@@ -218,7 +220,23 @@ def _meta(format: str, rank: int, dtype: np.dtype) -> Any:
     return coo if format == "coo" else sparse.GCXS(coo)
 
 
-def read_dataset(path: PathLike, *, format: str = "coo", dense: bool = False) -> Any:
+def _location(path: Union[PathLike, str]) -> str:
+    """An object-store URL as it is, a local path made absolute (tasks may run elsewhere)."""
+    text = os.fspath(path)
+    return text if _native.is_url(text) else os.path.abspath(text)
+
+
+def _pairs(options: Optional[Mapping[str, str]]) -> Optional[tuple[tuple[str, str], ...]]:
+    return None if options is None else tuple((str(k), str(v)) for k, v in options.items())
+
+
+def read_dataset(
+    path: PathLike,
+    *,
+    format: str = "coo",
+    dense: bool = False,
+    storage_options: Optional[Mapping[str, str]] = None,
+) -> Any:
     """A tiled dataset as a lazy ``dask.array.Array``, one chunk per tile.
 
     The manifest is read and checked here, and the directory listed: a missing file, an
@@ -234,14 +252,22 @@ def read_dataset(path: PathLike, *, format: str = "coo", dense: bool = False) ->
     ``"csc"`` (scipy ``csr_array``/``csc_array``, 2-D datasets only; int32 indices where
     they fit), ``"gcxs"`` (pydata ``sparse.GCXS`` compressed along the first axis, any
     rank) or ``"dense"`` (numpy). ``dense=True`` is ``format="dense"``.
+
+    ``path`` may be an object-store URL (``s3://bucket/prefix``, ``http(s)://``,
+    ``file://``): the caller lists the prefix once, and each task fetches only its own
+    tile's objects. Credentials, region and endpoint come from the environment (``AWS_*``)
+    and from ``storage_options`` (the ``object_store`` builders' keys: ``aws_endpoint``,
+    ``aws_access_key_id``, ``aws_secret_access_key``, ``aws_region``, ``aws_allow_http``,
+    ``timeout``, ...), which travel with every task of the graph.
     """
     if dense:
         format = "dense"
     format = str(format).lower()
     if format not in CHUNK_FORMATS:
         raise ValueError(f"format {format!r} is not one of {', '.join(CHUNK_FORMATS)}")
-    root = os.path.abspath(os.fspath(path))
-    ds = _native.Dataset(root)
+    root = _location(path)
+    pairs = _pairs(storage_options)
+    ds = _native.Dataset(root, None if pairs is None else list(pairs))
     shape = tuple(ds.shape)
     if format in ("csr", "csc") and len(shape) != 2:
         raise ValueError(
@@ -254,7 +280,7 @@ def read_dataset(path: PathLike, *, format: str = "coo", dense: bool = False) ->
     dsk = {}
     for tile in itertools.product(*(range(len(c)) for c in chunks)):
         extents = tuple(c[i] for c, i in zip(chunks, tile))
-        spec = _TileSpec(root, ds.tile_manifest(list(tile)), tuple(tile), extents, format)
+        spec = _TileSpec(root, ds.tile_manifest(list(tile)), tuple(tile), extents, format, pairs)
         dsk[(name,) + tuple(tile)] = (_read_chunk, spec)
     meta = _meta(format, len(shape), DTYPES[ds.value_type])
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=())
@@ -296,9 +322,17 @@ def _block_message(block: Any) -> Any:
     return to_native(block)
 
 
-def _write_tile(block: Any, root: str, layout: tuple, tile: tuple, compression: str) -> tuple:
+def _write_tile(
+    block: Any,
+    root: str,
+    layout: tuple,
+    tile: tuple,
+    compression: str,
+    storage: Optional[list[tuple[str, str]]],
+) -> tuple:
     """One task: writes ``block`` as tile ``tile``; returns ``(tile, [(path, rows)])``."""
-    files = _native.write_tile(root, *layout, list(tile), _block_message(block), compression)
+    message = _block_message(block)
+    files = _native.write_tile(root, *layout, list(tile), message, compression, storage)
     return (tile, files)
 
 
@@ -309,9 +343,11 @@ def write_dataset(
     tile_shape: Optional[Sequence[int]] = None,
     dim_names: Optional[Sequence[str]] = None,
     compression: str = "snappy",
+    storage_options: Optional[Mapping[str, str]] = None,
 ) -> None:
     """Writes a Dask array as a tiled dataset in ``path`` (created; it must not exist or
-    be empty).
+    be empty), or at an object-store URL (its prefix must hold no object; see
+    :func:`read_dataset` for URLs and ``storage_options``).
 
     Chunks may be numpy arrays (their non-zeros are stored), pydata ``sparse`` arrays or
     ``scipy.sparse`` matrices and arrays (their stored values are stored). ``tile_shape``
@@ -339,19 +375,21 @@ def write_dataset(
         ts = _regular_tile_shape(array.chunks) or tuple(max(max(c), 1) for c in array.chunks)
     else:
         ts = tuple(int(t) for t in tile_shape)
-    root = os.path.abspath(os.fspath(path))
+    root = _location(path)
+    storage = None if storage_options is None else list(_pairs(storage_options) or ())
     layout = (list(shape), names, vt, _chunk_format(getattr(array, "_meta", None)), list(ts))
     # The crate checks what the dataset records (rank, names, tile shape), the codec, and
     # that the directory is new or empty, before any task runs.
-    _native.create_dataset(root, *layout, compression)
+    _native.create_dataset(root, *layout, compression, storage)
     # Chunks of the tile shape are the tiles (a smaller last chunk is the grid's edge).
     if _regular_tile_shape(array.chunks) != ts:
         array = array.rechunk(ts)
     blocks = array.to_delayed()
     write = dask.delayed(_write_tile, pure=False)
     tasks = [
-        write(blocks[tile], root, layout, tile, compression)
+        write(blocks[tile], root, layout, tile, compression, storage)
         for tile in itertools.product(*(range(g) for g in array.numblocks))
     ]
     results = dask.compute(*tasks)
-    _native.write_manifest(root, *layout, [(list(t), files) for t, files in results if files])
+    tiles = [(list(t), files) for t, files in results if files]
+    _native.write_manifest(root, *layout, tiles, storage)

@@ -15,6 +15,7 @@ use arrow_tensor_ipc::dataset::{
     Dataset, DatasetReadOptions, DatasetWriteOptions, DatasetWriter, FileEntry, Manifest, TileEntry,
 };
 use arrow_tensor_ipc::record_batch::{ParquetCompression, ParquetWriteOptions};
+use arrow_tensor_ipc::storage::StorageOptions;
 use arrow_tensor_ipc::{
     convert, ConvertOptions, CooIndex, IndexArray, IndexType, Message, Result, SparseFormat,
     SparseIndex, SparseTensor, TensorInfo, ValueType,
@@ -22,7 +23,6 @@ use arrow_tensor_ipc::{
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-use std::path::PathBuf;
 
 /// A dataset opened by the caller of `read_dataset`: its manifest read and checked, every
 /// listed file present, no unlisted data file (the native half of the Dask layer's graph
@@ -34,12 +34,19 @@ pub struct PyDataset {
 
 #[pymethods]
 impl PyDataset {
-    /// Opens the dataset in `root` and checks its manifest and its directory listing.
+    /// Opens the dataset at `root` (a directory, or an object-store URL with
+    /// `storage_options`) and checks its manifest and its listing.
     #[new]
-    fn new(py: Python<'_>, root: PathBuf) -> PyResult<Self> {
+    #[pyo3(signature = (root, storage_options = None))]
+    fn new(
+        py: Python<'_>,
+        root: String,
+        storage_options: Option<Vec<(String, String)>>,
+    ) -> PyResult<Self> {
+        let storage = to_storage(storage_options);
         let inner = py
             .detach(|| -> Result<Dataset> {
-                let d = Dataset::open(&root, &DatasetReadOptions::default())?;
+                let d = Dataset::open_url(&root, &storage, &DatasetReadOptions::default())?;
                 d.check_files()?;
                 Ok(d)
             })
@@ -200,15 +207,27 @@ fn gcxs(tile: &SparseTensor) -> Result<SparseTensor> {
 }
 
 /// Reads one tile and lays it out as `layout` asks.
-fn read_chunk(root: PathBuf, manifest: &str, tile: &[usize], layout: &str) -> Result<Chunk> {
+fn read_chunk(
+    root: &str,
+    storage: &StorageOptions,
+    manifest: &str,
+    tile: &[usize],
+    layout: &str,
+) -> Result<Chunk> {
     let options = DatasetReadOptions::default();
     let manifest = Manifest::parse(manifest, &options.limits, options.max_files)?;
-    // SAFETY: the files are mapped for the length of this call only: `read_tile` copies
-    // every value and coordinate into vectors it owns, and the dataset (and its maps) is
-    // dropped before returning. Readers are told not to rewrite a dataset's files while it
-    // is read (as pyarrow's memory-mapped reads need).
-    #[allow(unsafe_code)]
-    let dataset = unsafe { Dataset::with_manifest_mmap(&root, manifest, &options)? };
+    let dataset = if arrow_tensor_ipc::storage::is_url(root) {
+        Dataset::with_manifest_url(root, storage, manifest, &options)?
+    } else {
+        // SAFETY: the files are mapped for the length of this call only: `read_tile`
+        // copies every value and coordinate into vectors it owns, and the dataset (and its
+        // maps) is dropped before returning. Readers are told not to rewrite a dataset's
+        // files while it is read (as pyarrow's memory-mapped reads need).
+        #[allow(unsafe_code)]
+        unsafe {
+            Dataset::with_manifest_mmap(root, manifest, &options)?
+        }
+    };
     let mut tensor = dataset.read_tile(tile)?;
     drop(dataset);
     if matches!(tensor.index(), SparseIndex::Coo(c) if !c.is_canonical()) {
@@ -258,20 +277,23 @@ fn read_chunk(root: PathBuf, manifest: &str, tile: &[usize], layout: &str) -> Re
 ///
 /// Every array is writable and handed over from the vector the crate built, not copied.
 #[pyfunction]
+#[pyo3(signature = (root, manifest, tile, layout, storage_options = None))]
 pub fn read_tile<'py>(
     py: Python<'py>,
-    root: PathBuf,
+    root: String,
     manifest: &str,
     tile: Vec<usize>,
     layout: &str,
+    storage_options: Option<Vec<(String, String)>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    let storage = to_storage(storage_options);
     if !matches!(layout, "coo" | "csr" | "csc" | "gcxs" | "dense") {
         return Err(ArrowTensorError::new_err(format!(
             "unknown chunk format {layout:?} (expected coo, csr, csc, gcxs or dense)"
         )));
     }
     let chunk = py
-        .detach(|| read_chunk(root, manifest, &tile, layout))
+        .detach(|| read_chunk(&root, &storage, manifest, &tile, layout))
         .map_err(to_py_err)?;
     match chunk {
         Chunk::Coo {
@@ -348,19 +370,22 @@ fn write_options(compression: &str) -> PyResult<DatasetWriteOptions> {
 /// before any task.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (root, shape, dim_names, value_type, format, tile_shape, compression, storage_options = None))]
 pub fn create_dataset(
     py: Python<'_>,
-    root: PathBuf,
+    root: String,
     shape: Vec<usize>,
     dim_names: Vec<String>,
     value_type: &str,
     format: &str,
     tile_shape: Vec<usize>,
     compression: &str,
+    storage_options: Option<Vec<(String, String)>>,
 ) -> PyResult<()> {
     let info = tensor_info(shape, dim_names, value_type, format)?;
     let options = write_options(compression)?;
-    py.detach(|| DatasetWriter::new(&root, &info, &tile_shape, &options).map(drop))
+    let storage = to_storage(storage_options);
+    py.detach(|| DatasetWriter::new_url(&root, &storage, &info, &tile_shape, &options).map(drop))
         .map_err(to_py_err)
 }
 
@@ -369,9 +394,10 @@ pub fn create_dataset(
 /// returns the files written as `(path, rows)` (none for an empty block).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (root, shape, dim_names, value_type, format, tile_shape, tile, block, compression, storage_options = None))]
 pub fn write_tile(
     py: Python<'_>,
-    root: PathBuf,
+    root: String,
     shape: Vec<usize>,
     dim_names: Vec<String>,
     value_type: &str,
@@ -380,9 +406,11 @@ pub fn write_tile(
     tile: Vec<usize>,
     block: &PyMessage,
     compression: &str,
+    storage_options: Option<Vec<(String, String)>>,
 ) -> PyResult<Vec<WrittenFile>> {
     let info = tensor_info(shape, dim_names, value_type, format)?;
     let options = write_options(compression)?;
+    let storage = to_storage(storage_options);
     py.detach(|| -> Result<Vec<WrittenFile>> {
         let sparse;
         let tensor = match &block.inner {
@@ -392,7 +420,8 @@ pub fn write_tile(
                 &sparse
             }
         };
-        let mut writer = DatasetWriter::for_tiles(&root, &info, &tile_shape, &options)?;
+        let mut writer =
+            DatasetWriter::for_tiles_url(&root, &storage, &info, &tile_shape, &options)?;
         writer.write_tile(&tile, tensor)?;
         Ok(writer
             .finish_tiles()?
@@ -408,17 +437,20 @@ pub fn write_tile(
 /// the files its task returned), last, as one file renamed into place.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (root, shape, dim_names, value_type, format, tile_shape, tiles, storage_options = None))]
 pub fn write_manifest(
     py: Python<'_>,
-    root: PathBuf,
+    root: String,
     shape: Vec<usize>,
     dim_names: Vec<String>,
     value_type: &str,
     format: &str,
     tile_shape: Vec<usize>,
     tiles: Vec<(Vec<usize>, Vec<WrittenFile>)>,
+    storage_options: Option<Vec<(String, String)>>,
 ) -> PyResult<()> {
     let info = tensor_info(shape, dim_names, value_type, format)?;
+    let storage = to_storage(storage_options);
     py.detach(|| -> Result<()> {
         let tiles = tiles.into_iter().map(|(tile, files)| {
             let files = files
@@ -427,7 +459,23 @@ pub fn write_manifest(
                 .collect();
             TileEntry::new(tile, files)
         });
-        Manifest::from_tiles(&info, &tile_shape, tiles)?.write(&root)
+        Manifest::from_tiles(&info, &tile_shape, tiles)?.write_url(&root, &storage)
     })
     .map_err(to_py_err)
+}
+
+/// `storage_options` (key, value pairs of the `object_store` builders' keys) as the crate's
+/// options; none: the environment alone.
+pub(crate) fn to_storage(pairs: Option<Vec<(String, String)>>) -> StorageOptions {
+    pairs
+        .unwrap_or_default()
+        .into_iter()
+        .fold(StorageOptions::new(), |o, (k, v)| o.with(k, v))
+}
+
+/// Whether `location` is an object-store URL (`s3://`, `s3a://`, `http(s)://`, `file://`)
+/// rather than a local path.
+#[pyfunction]
+pub fn is_url(location: &str) -> bool {
+    arrow_tensor_ipc::storage::is_url(location)
 }

@@ -130,6 +130,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dataset::create_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::write_tile, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::write_manifest, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::is_url, m)?)?;
     m.add_function(wrap_pyfunction!(parts::dense, m)?)?;
     m.add_function(wrap_pyfunction!(parts::coo, m)?)?;
     m.add_function(wrap_pyfunction!(parts::csx, m)?)?;
@@ -146,5 +147,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stream::decode_one, m)?)?;
     m.add_function(wrap_pyfunction!(stream::write_path, m)?)?;
     m.add_function(wrap_pyfunction!(stream::write_file, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::write_url, m)?)?;
     Ok(())
 }

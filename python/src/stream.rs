@@ -163,6 +163,29 @@ impl MessageStream {
         })
     }
 
+    /// The messages of an object in an object store (`s3://`, `http(s)://`, `file://`),
+    /// read into memory with one request; `storage_options` as for datasets.
+    #[staticmethod]
+    #[pyo3(signature = (url, strict, storage_options = None))]
+    fn from_url(
+        py: Python<'_>,
+        url: &str,
+        strict: bool,
+        storage_options: Option<Vec<(String, String)>>,
+    ) -> PyResult<Self> {
+        let storage = crate::dataset::to_storage(storage_options);
+        let bytes = py
+            .detach(|| arrow_tensor_ipc::storage::Store::open(url, &storage)?.get(""))
+            .map_err(to_py_err)?;
+        Ok(MessageStream {
+            source: Source::Memory(MessageIter::new(
+                arrow_buffer::Buffer::from(bytes),
+                &read_options(strict),
+            )),
+            done: false,
+        })
+    }
+
     /// The messages of a bytes-like object, zero-copy.
     #[staticmethod]
     #[pyo3(signature = (data, strict = true))]
@@ -268,4 +291,21 @@ pub fn write_file(
     write_all(writer, &messages, arrow_compatible)
         .map(drop)
         .map_err(to_py_err)
+}
+
+/// Writes every message, then an end-of-stream marker, as the object at `url` (a multipart
+/// upload: memory stays bounded; the object appears whole when it completes).
+#[pyfunction]
+#[pyo3(signature = (url, messages, arrow_compatible = true, storage_options = None))]
+pub fn write_url(
+    url: &str,
+    messages: Vec<PyRef<'_, PyMessage>>,
+    arrow_compatible: bool,
+    storage_options: Option<Vec<(String, String)>>,
+) -> PyResult<()> {
+    let storage = crate::dataset::to_storage(storage_options);
+    let store = arrow_tensor_ipc::storage::Store::open(url, &storage).map_err(to_py_err)?;
+    let writer = store.writer("").map_err(to_py_err)?;
+    let writer = write_all(writer, &messages, arrow_compatible).map_err(to_py_err)?;
+    writer.finish().map(drop).map_err(to_py_err)
 }

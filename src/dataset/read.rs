@@ -26,8 +26,12 @@ pub struct Dataset {
     manifest: Manifest,
     options: DatasetReadOptions,
     mapped: bool,
-    /// The data files an object store listed, with their sizes (none for a directory).
+    /// The data files of an object store with their sizes, as listed or asked for (none
+    /// for a directory).
     sizes: Option<HashMap<String, u64>>,
+    /// Whether `sizes` is the listing of the whole prefix (else only the manifest's files).
+    #[cfg_attr(not(feature = "object-store"), allow(dead_code))]
+    listed: bool,
 }
 
 impl Dataset {
@@ -155,8 +159,9 @@ impl Dataset {
     }
 
     /// As [`Dataset::with_manifest`], for a prefix of an object store (feature
-    /// `object-store`): `manifest` lists the files to read, and the prefix is listed once
-    /// to find them.
+    /// `object-store`): the store is asked for the size of each file `manifest` lists (a
+    /// task that reads one tile asks for that tile's files only), and each read is checked
+    /// against it. [`Dataset::check_files`] lists the prefix when it is called.
     #[cfg(feature = "object-store")]
     pub fn with_manifest_url(
         url: &str,
@@ -168,7 +173,34 @@ impl Dataset {
             return Self::with_manifest(url, manifest, options);
         }
         let store = crate::storage::Store::open(url, storage)?;
-        Self::from_store(store, manifest, options)
+        let mut sizes = HashMap::new();
+        for tile in &manifest.tiles {
+            for f in &tile.files {
+                match store
+                    .size(&f.path)
+                    .map_err(|e| super::files::in_file(&f.path, e))?
+                {
+                    Some(n) => {
+                        sizes.insert(f.path.clone(), n);
+                    }
+                    None => {
+                        return rule(
+                            &f.path,
+                            None,
+                            "is listed in the manifest but missing".into(),
+                        )
+                    }
+                }
+            }
+        }
+        Ok(Dataset {
+            root: Root::Store(store),
+            manifest,
+            options: *options,
+            mapped: false,
+            sizes: Some(sizes),
+            listed: false,
+        })
     }
 
     #[cfg(feature = "object-store")]
@@ -177,9 +209,7 @@ impl Dataset {
         manifest: Manifest,
         options: &DatasetReadOptions,
     ) -> Result<Dataset> {
-        // (A listing is input too: bounded as `check_files` bounds a directory walk.)
-        let max = options.max_files.saturating_mul(4).saturating_add(1024);
-        let sizes: HashMap<String, u64> = store.list(max)?.into_iter().collect();
+        let sizes = list_prefix(&store, options)?;
         for tile in &manifest.tiles {
             for f in &tile.files {
                 if !sizes.contains_key(&f.path) {
@@ -197,6 +227,7 @@ impl Dataset {
             options: *options,
             mapped: false,
             sizes: Some(sizes),
+            listed: true,
         })
     }
 
@@ -251,6 +282,7 @@ impl Dataset {
             options: *options,
             mapped,
             sizes: None,
+            listed: false,
         })
     }
 
@@ -307,7 +339,14 @@ impl Dataset {
             .flat_map(|t| t.files.iter().map(|f| f.path.as_str()))
             .collect();
         #[cfg(feature = "object-store")]
-        if let Some(sizes) = &self.sizes {
+        if let (Some(sizes), Root::Store(store)) = (&self.sizes, &self.root) {
+            let listing;
+            let sizes = if self.listed {
+                sizes
+            } else {
+                listing = list_prefix(store, &self.options)?;
+                &listing
+            };
             let mut unlisted: Vec<&String> = sizes
                 .keys()
                 .filter(|path| {
@@ -489,6 +528,17 @@ impl Dataset {
         }
         Ok(t)
     }
+}
+
+/// Every object under a store's prefix with its size; the listing is input too, bounded
+/// as a directory walk is (`max_files` and then some).
+#[cfg(feature = "object-store")]
+fn list_prefix(
+    store: &crate::storage::Store,
+    options: &DatasetReadOptions,
+) -> Result<HashMap<String, u64>> {
+    let max = options.max_files.saturating_mul(4).saturating_add(1024);
+    Ok(store.list(max)?.into_iter().collect())
 }
 
 /// A coordinate stored twice among the entries of `files` (read in this order, one entry
