@@ -174,25 +174,15 @@ impl Dataset {
         }
         let store = crate::storage::Store::open(url, storage)?;
         let mut sizes = HashMap::new();
-        for tile in &manifest.tiles {
-            for f in &tile.files {
-                match store
-                    .size(&f.path)
-                    .map_err(|e| super::files::in_file(&f.path, e))?
-                {
-                    Some(n) => {
-                        sizes.insert(f.path.clone(), n);
-                    }
-                    None => {
-                        return rule(
-                            &f.path,
-                            None,
-                            "is listed in the manifest but missing".into(),
-                        )
-                    }
-                }
+        require_files(&manifest, |path| {
+            let size = store
+                .size(path)
+                .map_err(|e| super::files::in_file(path, e))?;
+            if let Some(n) = size {
+                sizes.insert(path.to_string(), n);
             }
-        }
+            Ok(size.is_some())
+        })?;
         Ok(Dataset {
             root: Root::Store(store),
             manifest,
@@ -210,17 +200,7 @@ impl Dataset {
         options: &DatasetReadOptions,
     ) -> Result<Dataset> {
         let sizes = list_prefix(&store, options)?;
-        for tile in &manifest.tiles {
-            for f in &tile.files {
-                if !sizes.contains_key(&f.path) {
-                    return rule(
-                        &f.path,
-                        None,
-                        "is listed in the manifest but missing".into(),
-                    );
-                }
-            }
-        }
+        require_files(&manifest, |path| Ok(sizes.contains_key(path)))?;
         Ok(Dataset {
             root: Root::Store(store),
             manifest,
@@ -265,17 +245,7 @@ impl Dataset {
         options: &DatasetReadOptions,
         mapped: bool,
     ) -> Result<Dataset> {
-        for tile in &manifest.tiles {
-            for f in &tile.files {
-                if !dir.join(&f.path).is_file() {
-                    return rule(
-                        &f.path,
-                        None,
-                        "is listed in the manifest but missing".into(),
-                    );
-                }
-            }
-        }
+        require_files(&manifest, |path| Ok(dir.join(path).is_file()))?;
         Ok(Dataset {
             root: Root::Dir(dir.to_path_buf()),
             manifest,
@@ -539,6 +509,21 @@ fn list_prefix(
 ) -> Result<HashMap<String, u64>> {
     let max = options.max_files.saturating_mul(4).saturating_add(1024);
     Ok(store.list(max)?.into_iter().collect())
+}
+
+/// Every file `manifest` lists is there, as `present` tells; the first that is not is a
+/// rule naming it.
+fn require_files(manifest: &Manifest, mut present: impl FnMut(&str) -> Result<bool>) -> Result<()> {
+    for f in manifest.tiles.iter().flat_map(|t| &t.files) {
+        if !present(&f.path)? {
+            return rule(
+                &f.path,
+                None,
+                "is listed in the manifest but missing".into(),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A coordinate stored twice among the entries of `files` (read in this order, one entry
