@@ -503,12 +503,17 @@ impl Coordinates<'_> {
         }
     }
 
-    /// The column converted to `to` (which holds every coordinate below `size`), each
-    /// coordinate checked to lie in `0..size`.
+    /// The column converted to `to`, a shape's coordinate type (signed; it holds every
+    /// coordinate below `size`), each coordinate checked to lie in `0..size`.
     fn converted(&self, d: usize, size: usize, to: IndexType) -> Result<ArrayRef> {
         let a = self.values()?;
         let n = a.len();
-        let out = crate::dispatch_index!(self.it, S => crate::dispatch_index!(to, D => self.checked::<S, D>(a.values::<S>().unwrap_or_default(), d, size)))?;
+        let unsigned = || {
+            fail(ErrorKind::Internal {
+                invariant: format!("a COO table's coordinate type is signed, not {to}"),
+            })
+        };
+        let out = crate::dispatch_index!(self.it, S => crate::dispatch_signed!(to, D => self.checked::<S, D>(a.values::<S>().unwrap_or_default(), d, size), else unsigned()))?;
         primitive_array(index_data_type(to), out, n)
     }
 
