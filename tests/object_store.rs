@@ -333,6 +333,15 @@ fn store_requests_fail_with_typed_errors_naming_the_url() {
     }
     assert_eq!(w.finish().unwrap(), big.len() as u64);
     assert_eq!(store.get("big.bin").unwrap().len(), big.len());
+    // Read back in concurrent ranged parts (three parts, the last one short): the same
+    // bytes; a size that is not the object's is refused as a change.
+    assert!(big.len() as u64 > 2 * arrow_tensor_ipc::storage::RANGED_PART);
+    assert_eq!(store.get_sized("big.bin", big.len() as u64).unwrap(), big);
+    for wrong in [big.len() as u64 - 1, big.len() as u64 + 1] {
+        let e = store.get_sized("big.bin", wrong).unwrap_err();
+        assert!(e.to_string().contains("big.bin"), "{e}");
+        assert!(e.to_string().contains("changed while read"), "{e}");
+    }
     // A writer dropped unfinished leaves no object.
     let mut w = store.writer("dropped.bin").unwrap();
     std::io::Write::write_all(&mut w, &big[..1000]).unwrap();

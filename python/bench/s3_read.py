@@ -1,6 +1,6 @@
 """Reading a tiled dataset from a local S3-compatible server against reading it from
 local disk: read + SpMV with Dask's default scheduler (CSR chunks), best of ``--runs``
-after a warm-up. Not part of CI.
+after a warm-up, and the CPU time the server spends serving one read. Not part of CI.
 
     python python/bench/s3_read.py --dir /tmp/spmv10m
 
@@ -11,6 +11,7 @@ scratch bucket that ``s3s-fs`` (on PATH) serves on 127.0.0.1.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import socket
 import subprocess
@@ -32,6 +33,12 @@ def best(fn: Callable[[], Any], runs: int) -> float:
         fn()
         times.append(time.perf_counter() - t)
     return min(times)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
@@ -64,11 +71,16 @@ def main() -> None:
         s3 = atd.read_dataset("s3://bucket/ds", format="csr", storage_options=opts)
         v = np.random.default_rng(1).random(disk.shape[1])
         t_disk = best(lambda: disk.dot(v).compute(), args.runs)
+        server_before = cpu_seconds(server.pid)
         t_s3 = best(lambda: s3.dot(v).compute(), args.runs)
+        # The server's CPU per read (warm-up included in the count).
+        server_cpu = (cpu_seconds(server.pid) - server_before) / (args.runs + 1)
         size = sum(p.stat().st_size for p in Path(args.dir).rglob("*.parquet"))
         print(f"dataset {disk.shape}, {size / 2**20:.0f} MiB of Parquet in {disk.numblocks} tiles")
         print(f"read + SpMV from disk: {t_disk:.3f} s; from S3 on 127.0.0.1: {t_s3:.3f} s; "
               f"S3 at {t_disk / t_s3:.2f} of disk speed")  # fmt: skip
+        print(f"the server spent {server_cpu:.2f} CPU s per read "
+              f"({server_cpu / size * 2**20 * 1e3:.1f} ms per MiB served)")  # fmt: skip
     finally:
         server.kill()
         server.wait()

@@ -87,8 +87,10 @@ impl Root {
         }
     }
 
-    /// The bytes of file `rel`: read into memory, or memory-mapped (`mapped`, local files).
-    pub(crate) fn read(&self, rel: &str, mapped: bool) -> Result<Bytes> {
+    /// The bytes of file `rel`: read into memory, or memory-mapped (`mapped`, local files);
+    /// an object of a store whose size is known (`size`) is read in concurrent parts and
+    /// must still have that size.
+    pub(crate) fn read(&self, rel: &str, mapped: bool, size: Option<u64>) -> Result<Bytes> {
         match self {
             Root::Dir(d) => {
                 let path = d.join(rel);
@@ -100,11 +102,14 @@ impl Root {
                     let map = unsafe { crate::map_file(&path)? };
                     return Ok(map);
                 }
-                let _ = mapped;
+                let _ = (mapped, size);
                 Ok(std::fs::read(&path)?.into())
             }
             #[cfg(feature = "object-store")]
-            Root::Store(s) => s.get(rel),
+            Root::Store(s) => match size {
+                Some(size) => s.get_sized(rel, size),
+                None => s.get(rel),
+            },
         }
     }
 

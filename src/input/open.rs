@@ -357,7 +357,12 @@ pub(super) fn open_url<'a>(
             options: options.clone(),
         });
     }
-    let bytes = store.get("")?;
+    // Its size first, so that a large object is fetched in concurrent parts (a missing
+    // one fails on the GET, as not found).
+    let bytes = match store.size("")? {
+        Some(size) => store.get_sized("", size)?,
+        None => store.get("")?,
+    };
     let size = bytes.len() as u64;
     let mut input = open_reader(
         url.to_string(),

@@ -26,9 +26,9 @@
 
 use crate::error::{ErrorKind, Result};
 use bytes::Bytes;
-use futures_util::StreamExt;
+use futures_util::{StreamExt, TryStreamExt};
 use object_store::path::Path as ObjectPath;
-use object_store::{ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart};
+use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart};
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
@@ -68,6 +68,12 @@ impl StorageOptions {
         self.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 }
+
+/// The part size of [`Store::get_sized`]'s ranged GETs.
+pub const RANGED_PART: u64 = 8 << 20;
+
+/// How many of [`Store::get_sized`]'s ranged GETs are in flight at once.
+pub const RANGED_IN_FLIGHT: usize = 4;
 
 /// The URL schemes [`Store::open`] takes.
 const SCHEMES: [&str; 5] = ["s3", "s3a", "http", "https", "file"];
@@ -252,6 +258,84 @@ impl Store {
             }
             Ok(bytes)
         })
+    }
+
+    /// The whole object `rel`, whose size the caller knows (from a listing or a HEAD) to
+    /// be `size`: an object larger than one part ([`RANGED_PART`] bytes) is fetched as
+    /// ranged GETs of one part each, [`RANGED_IN_FLIGHT`] at a time, which a store serves
+    /// faster than one long response. Every response must describe an object of `size`
+    /// bytes with one ETag, and the bytes must add up to `size`; otherwise the object
+    /// changed while read, an [`ErrorKind::ObjectStore`] naming its URL.
+    pub fn get_sized(&self, rel: &str, size: u64) -> Result<Bytes> {
+        if size <= RANGED_PART {
+            let bytes = self.get(rel)?;
+            if bytes.len() as u64 != size {
+                return Err(self.changed(rel, size, bytes.len() as u64));
+            }
+            return Ok(bytes);
+        }
+        let path = self.path(rel)?;
+        let ranges = (0..size.div_ceil(RANGED_PART))
+            .map(|i| i * RANGED_PART..((i + 1) * RANGED_PART).min(size));
+        runtime()?.block_on(async {
+            let parts: Vec<(Bytes, Option<String>)> = futures_util::stream::iter(ranges)
+                .map(|range| {
+                    let path = &path;
+                    async move {
+                        let options = GetOptions {
+                            range: Some(GetRange::Bounded(range.clone())),
+                            ..GetOptions::default()
+                        };
+                        let result = self
+                            .store
+                            .get_opts(path, options)
+                            .await
+                            .map_err(|e| self.error(rel, e))?;
+                        if result.meta.size != size || result.range != range {
+                            return Err(self.changed(rel, size, result.meta.size));
+                        }
+                        let tag = result.meta.e_tag.clone();
+                        let bytes = result.bytes().await.map_err(|e| self.error(rel, e))?;
+                        if bytes.len() as u64 != range.end - range.start {
+                            return Err(ErrorKind::ObjectStore {
+                                url: self.url_of(rel),
+                                reason: format!(
+                                    "{} bytes came for a range of {}",
+                                    bytes.len(),
+                                    range.end - range.start
+                                ),
+                            }
+                            .into());
+                        }
+                        Ok::<_, crate::Error>((bytes, tag))
+                    }
+                })
+                .buffered(RANGED_IN_FLIGHT)
+                .try_collect()
+                .await?;
+            if parts.windows(2).any(|w| w[0].1 != w[1].1) {
+                return Err(ErrorKind::ObjectStore {
+                    url: self.url_of(rel),
+                    reason: "its ETag changed while it was read in parts".into(),
+                }
+                .into());
+            }
+            // Every part arrived with its exact length, so the total is `size`.
+            let mut out = Vec::with_capacity(parts.iter().map(|(b, _)| b.len()).sum());
+            for (bytes, _) in &parts {
+                out.extend_from_slice(bytes);
+            }
+            Ok(Bytes::from(out))
+        })
+    }
+
+    /// The error of an object whose size is not the one expected.
+    fn changed(&self, rel: &str, expected: u64, found: u64) -> crate::Error {
+        ErrorKind::ObjectStore {
+            url: self.url_of(rel),
+            reason: format!("holds {found} bytes, {expected} were expected: it changed while read"),
+        }
+        .into()
     }
 
     /// Bytes `range` of the object `rel`.
