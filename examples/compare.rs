@@ -37,8 +37,11 @@
 //! `parquet_read_fixed_256mib` (a 10M-nnz 3-D COO table and a 256 MiB fixed-shape float64
 //! column written to and read from a Parquet file in memory; `arrow_s` is
 //! `pyarrow.parquet` on the same table and the same file, with the same codec, timed by
-//! `examples/common/pyarrow_parquet.py`), then `parquet_codec_*` lines (ours only: write
-//! and read seconds and file size per codec).
+//! `examples/common/pyarrow_parquet.py`; fields `ours_bytes` and `peer_bytes` give the
+//! sizes of our file and of pyarrow's), rows `parquet_read_peer_file_*` (pyarrow's file
+//! read by us, against pyarrow reading it), then `parquet_codec_*` lines (ours only: write
+//! and read seconds and file size per codec). `ARROW_TENSOR_KEEP_PARQUET=DIR` keeps both
+//! sides' files in `DIR`.
 //!
 //! Both sides allocate through mimalloc (the allocator of Arrow C++'s default memory pool
 //! in the pyarrow wheels).

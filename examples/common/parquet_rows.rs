@@ -6,7 +6,7 @@
 //! chose that default: every codec, ours only, with the file size.
 
 use super::inputs::{self, Layout};
-use super::{emit, size_name, time, Cfg, Row};
+use super::{size_name, time, Cfg};
 use arrow_array::RecordBatch;
 use arrow_tensor_ipc::record_batch::{
     sparse_to_coo_table, tensor_to_fixed_shape, FixedShapeOptions, IpcFormat, IpcWriteOptions,
@@ -16,8 +16,22 @@ use arrow_tensor_ipc::record_batch::{
 use std::path::Path;
 use std::process::Command;
 
-/// pyarrow's median seconds for writing `table_file`'s table and reading `parquet_file`.
-fn pyarrow_times(table_file: &Path, parquet_file: &Path, codec: &str, reps: usize) -> (f64, f64) {
+/// pyarrow's side: its median seconds writing `table_file`'s table, reading
+/// `parquet_file` (ours) and reading its own file, which it leaves in `peer_file`.
+struct Peer {
+    write_s: f64,
+    read_s: f64,
+    read_own_s: f64,
+    bytes: usize,
+}
+
+fn pyarrow_times(
+    table_file: &Path,
+    parquet_file: &Path,
+    codec: &str,
+    reps: usize,
+    peer_file: &Path,
+) -> Peer {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let python = std::env::var_os("ARROW_TENSOR_PYTHON")
         .map(Into::into)
@@ -28,6 +42,7 @@ fn pyarrow_times(table_file: &Path, parquet_file: &Path, codec: &str, reps: usiz
         .arg(parquet_file)
         .arg(codec)
         .arg(reps.to_string())
+        .arg(peer_file)
         .output()
         .expect("run pyarrow_parquet.py (scripts/venv.sh creates .venv)");
     assert!(
@@ -36,10 +51,24 @@ fn pyarrow_times(table_file: &Path, parquet_file: &Path, codec: &str, reps: usiz
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    (
-        v["write_s"].as_f64().expect("write_s"),
-        v["read_s"].as_f64().expect("read_s"),
-    )
+    let f = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k}"));
+    Peer {
+        write_s: f("write_s"),
+        read_s: f("read_s"),
+        read_own_s: f("read_own_s"),
+        bytes: f("peer_bytes") as usize,
+    }
+}
+
+/// A row of `compare`'s fields and the sizes of our file and pyarrow's.
+fn emit_sized(op: &str, bytes: usize, ours_s: f64, peer_s: f64, sizes: (usize, usize), per: &str) {
+    println!(
+        "{{\"op\":\"{op}\",\"bytes\":{bytes},\"ours_s\":{ours_s:.6e},\"arrow_s\":{peer_s:.6e},\"ratio\":{:.3},\"memcpy_s\":null,\"ours_bytes\":{},\"peer_bytes\":{},\"per\":\"{per}\",\"gbps\":{:.3}}}",
+        peer_s / ours_s,
+        sizes.0,
+        sizes.1,
+        bytes as f64 / ours_s / 1e9
+    );
 }
 
 fn write(batch: &RecordBatch, options: &ParquetWriteOptions, capacity: usize) -> Vec<u8> {
@@ -120,17 +149,30 @@ pub fn rows(cfg: &Cfg) {
             }
             std::fs::write(&parquet_file, &file).expect("write parquet");
             let codec = default.compression.pyarrow_name();
-            let (py_write, py_read) = pyarrow_times(&table_file, &parquet_file, codec, reps);
+            let peer_file = cfg.dir.join(format!("parquet_{name}.pyarrow.parquet"));
+            let peer = pyarrow_times(&table_file, &parquet_file, codec, reps, &peer_file);
+            let peer_bytes = bytes::Bytes::from(std::fs::read(&peer_file).expect("read"));
+            // ARROW_TENSOR_KEEP_PARQUET=DIR keeps both files there, for a look inside.
+            if let Some(keep) = std::env::var_os("ARROW_TENSOR_KEEP_PARQUET") {
+                let keep = Path::new(&keep);
+                std::fs::create_dir_all(keep).expect("create the kept files' directory");
+                std::fs::copy(&parquet_file, keep.join(format!("{name}.ours.parquet")))
+                    .expect("keep our file");
+                std::fs::copy(&peer_file, keep.join(format!("{name}.pyarrow.parquet")))
+                    .expect("keep pyarrow's file");
+            }
             let _ = std::fs::remove_file(&table_file);
             let _ = std::fs::remove_file(&parquet_file);
-            emit(Row {
-                op: write_op,
+            let _ = std::fs::remove_file(&peer_file);
+            let sizes = (file.len(), peer.bytes);
+            emit_sized(
+                &write_op,
                 bytes,
-                ours_s: ours_write,
-                arrow_s: Some(py_write),
-                memcpy_s: None,
-                per: "record batch in memory -> ParquetWriter (default options) into a Vec; pyarrow: pq.write_table of the same table into a BufferOutputStream, same codec; bytes: the table's columns",
-            });
+                ours_write,
+                peer.write_s,
+                sizes,
+                "record batch in memory -> ParquetWriter (default options) into a Vec; pyarrow: pq.write_table of the same table into a BufferOutputStream, same codec; bytes: the table's columns; ours_bytes / peer_bytes: the two files",
+            );
             // The same bytes through arrow-rs's reader alone (one thread, no checks, batches
             // of 2^20 rows), to tell the parquet crate's decoding from ours.
             let raw = time(reps, || {
@@ -150,16 +192,29 @@ pub fn rows(cfg: &Cfg) {
                     .sum::<usize>()
             });
             println!(
-                "{{\"op\":\"{read_op}_detail\",\"ours_s\":{ours_read:.6e},\"ours_one_thread_s\":{one_thread:.6e},\"arrow_rs_alone_s\":{raw:.6e},\"pyarrow_s\":{py_read:.6e}}}"
+                "{{\"op\":\"{read_op}_detail\",\"ours_s\":{ours_read:.6e},\"ours_one_thread_s\":{one_thread:.6e},\"arrow_rs_alone_s\":{raw:.6e},\"pyarrow_s\":{:.6e}}}",
+                peer.read_s
             );
-            emit(Row {
-                op: read_op,
+            emit_sized(
+                &read_op,
                 bytes,
-                ours_s: ours_read,
-                arrow_s: Some(py_read),
-                memcpy_s: None,
-                per: "the Parquet file in memory -> ParquetBatches -> every batch; pyarrow: pq.read_table of the same bytes from a BufferReader; bytes: the table's columns",
-            });
+                ours_read,
+                peer.read_s,
+                sizes,
+                "our Parquet file in memory -> ParquetBatches -> every batch; pyarrow: pq.read_table of the same bytes from a BufferReader; bytes: the table's columns",
+            );
+            // Each reader on the other's file: pyarrow's file read by us, against pyarrow
+            // reading its own (a speed that holds only on our files shows here).
+            assert_eq!(read(&peer_bytes), batch.num_rows());
+            let ours_on_peer = time(reps, || read(&peer_bytes));
+            emit_sized(
+                &format!("parquet_read_peer_file_{name}"),
+                bytes,
+                ours_on_peer,
+                peer.read_own_s,
+                sizes,
+                "pyarrow's Parquet file (pq.write_table, same codec) in memory -> ParquetBatches; pyarrow: pq.read_table of its own file; bytes: the table's columns",
+            );
         }
         // The codec sweep behind the default (ours only).
         for (codec, compression) in CODECS {

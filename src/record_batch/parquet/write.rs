@@ -2,14 +2,25 @@
 
 use crate::error::{fail, ErrorKind, Result};
 use crate::record_batch::arrays::retype;
-use arrow_array::{make_array, ArrayRef, RecordBatch};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
+};
+use arrow_array::{make_array, Array, ArrayRef, ArrowPrimitiveType, RecordBatch};
+use arrow_buffer::ArrowNativeType;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use parquet::arrow::arrow_writer::ArrowWriterOptions;
-use parquet::arrow::ArrowWriter;
-use parquet::arrow::{encode_arrow_schema, ARROW_SCHEMA_META_KEY};
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::arrow::arrow_writer::{
+    compute_leaves, ArrowColumnWriter, ArrowLeafColumn, ArrowRowGroupWriterFactory,
+    ArrowWriterOptions,
+};
+use parquet::arrow::{
+    encode_arrow_schema, ArrowSchemaConverter, ArrowWriter, ARROW_SCHEMA_META_KEY,
+};
+use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::writer::SerializedFileWriter;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -120,6 +131,10 @@ pub struct ParquetWriteOptions {
     /// A row group is flushed once its buffered (encoded) data reaches about this many
     /// bytes, whatever its rows: this bounds the writer's memory. Default 128 MiB.
     pub row_group_bytes: usize,
+    /// Threads encoding the columns of a batch, one column at a time each (0: one per
+    /// core, at most 8). Default 0. A batch of fewer than 2^16 rows, or of one column, is
+    /// encoded on the caller's thread.
+    pub threads: usize,
 }
 
 impl Default for ParquetWriteOptions {
@@ -128,6 +143,7 @@ impl Default for ParquetWriteOptions {
             compression: ParquetCompression::default(),
             row_group_rows: 1 << 20,
             row_group_bytes: 128 << 20,
+            threads: 0,
         }
     }
 }
@@ -148,6 +164,12 @@ impl ParquetWriteOptions {
     /// Sets [`ParquetWriteOptions::row_group_bytes`] (at least 1).
     pub fn with_row_group_bytes(mut self, bytes: usize) -> Self {
         self.row_group_bytes = bytes.max(1);
+        self
+    }
+
+    /// Sets [`ParquetWriteOptions::threads`] (0: one per core, at most 8).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
         self
     }
 
@@ -194,34 +216,109 @@ impl ParquetWriteOptions {
 /// # Ok::<(), arrow_tensor_ipc::Error>(())
 /// ```
 pub struct ParquetWriter<W: Write + Send> {
-    inner: ArrowWriter<W>,
+    /// The sink until the first batch chooses the encodings, then the file.
+    state: State<W>,
+    /// The writer's properties without per-column encodings.
+    properties: WriterProperties,
+    row_group_rows: usize,
+    row_group_bytes: usize,
+    threads: usize,
     /// The caller's schema, stored in the file.
     schema: SchemaRef,
     /// The schema of the arrays written (see [`relaxed`]).
     relaxed: SchemaRef,
 }
 
+enum State<W: Write + Send> {
+    /// Nothing written yet.
+    Pending(W),
+    /// The file, once started.
+    Open(Box<Open<W>>),
+    /// Starting the file failed: the sink is gone.
+    Failed,
+}
+
+/// A started file and its row group being filled.
+struct Open<W: Write + Send> {
+    file: SerializedFileWriter<W>,
+    factory: ArrowRowGroupWriterFactory,
+    /// The column writers of the row group being filled (one per Parquet leaf).
+    columns: Vec<ArrowColumnWriter>,
+    /// Rows in the row group being filled.
+    rows: usize,
+    /// Row groups started (the one being filled included).
+    row_groups: usize,
+}
+
+impl<W: Write + Send> Open<W> {
+    /// The encoded bytes buffered for the row group being filled.
+    fn buffered_bytes(&self) -> usize {
+        self.columns
+            .iter()
+            .map(ArrowColumnWriter::get_estimated_total_bytes)
+            .sum()
+    }
+
+    /// Column writers for the next row group.
+    fn next_columns(&mut self) -> Result<Vec<ArrowColumnWriter>> {
+        let columns = self
+            .factory
+            .create_column_writers(self.row_groups)
+            .map_err(ErrorKind::parquet)?;
+        self.row_groups += 1;
+        Ok(columns)
+    }
+
+    /// Writes a row group of closed column writers.
+    fn append(&mut self, columns: Vec<ArrowColumnWriter>) -> Result<()> {
+        let mut group = self.file.next_row_group().map_err(ErrorKind::parquet)?;
+        for column in columns {
+            let chunk = column.close().map_err(ErrorKind::parquet)?;
+            chunk
+                .append_to_row_group(&mut group)
+                .map_err(ErrorKind::parquet)?;
+        }
+        group.close().map_err(ErrorKind::parquet)?;
+        Ok(())
+    }
+
+    /// Writes the row group being filled, when it holds rows.
+    fn flush(&mut self) -> Result<()> {
+        if self.rows == 0 {
+            return Ok(());
+        }
+        let next = self.next_columns()?;
+        let columns = std::mem::replace(&mut self.columns, next);
+        self.rows = 0;
+        self.append(columns)
+    }
+}
+
+/// Batches of fewer rows are encoded on the caller's thread.
+const PARALLEL_ROWS: usize = 1 << 16;
+
 impl<W: Write + Send> ParquetWriter<W> {
-    /// Starts a Parquet file of batches of `schema` on `writer` (writes the leading magic).
+    /// Starts a Parquet file of batches of `schema` on `writer`. Nothing is written before
+    /// the first batch (or [`ParquetWriter::finish`]): the first batch's values choose the
+    /// encodings of its columns (see [`leaf_encoding`]).
     pub fn new(writer: W, schema: SchemaRef, options: &ParquetWriteOptions) -> Result<Self> {
         let relaxed = relaxed(&schema);
         // The stored Arrow schema is the caller's; the Parquet schema (and the arrays
         // written) follow the relaxed one.
-        let mut properties = options.properties()?;
-        properties = properties
+        let properties = options
+            .properties()?
             .into_builder()
             .set_key_value_metadata(Some(vec![KeyValue::new(
                 ARROW_SCHEMA_META_KEY.to_string(),
                 encode_arrow_schema(&schema),
             )]))
             .build();
-        let writer_options = ArrowWriterOptions::new()
-            .with_properties(properties)
-            .with_skip_arrow_metadata(true);
-        let inner = ArrowWriter::try_new_with_options(writer, relaxed.clone(), writer_options)
-            .map_err(ErrorKind::parquet)?;
         Ok(ParquetWriter {
-            inner,
+            state: State::Pending(writer),
+            properties,
+            row_group_rows: options.row_group_rows.max(1),
+            row_group_bytes: options.row_group_bytes.max(1),
+            threads: crate::parallel::thread_count(options.threads),
             schema,
             relaxed,
         })
@@ -232,7 +329,67 @@ impl<W: Write + Send> ParquetWriter<W> {
         &self.schema
     }
 
+    /// The started file: started now, with encodings chosen from `first` (the relaxed
+    /// columns of the first batch) when it is not yet.
+    fn open(&mut self, first: &[ArrayRef]) -> Result<&mut Open<W>> {
+        if let State::Pending(_) = self.state {
+            let State::Pending(sink) = std::mem::replace(&mut self.state, State::Failed) else {
+                unreachable!("matched above")
+            };
+            let parquet_schema = ArrowSchemaConverter::new()
+                .convert(&self.relaxed)
+                .map_err(ErrorKind::parquet)?;
+            let mut properties = self.properties.clone().into_builder();
+            for column in parquet_schema.columns() {
+                // The first batch's values of the leaf, when its column nests lists only.
+                let values = self
+                    .relaxed
+                    .fields()
+                    .iter()
+                    .position(|f| column.path().parts().first() == Some(f.name()))
+                    .and_then(|i| first.get(i))
+                    .and_then(leaf_values);
+                if let Some(encoding) = values.and_then(|v| leaf_encoding(v.as_ref())) {
+                    properties = properties
+                        .set_column_dictionary_enabled(column.path().clone(), false)
+                        .set_column_encoding(column.path().clone(), encoding);
+                }
+            }
+            let writer_options = ArrowWriterOptions::new()
+                .with_properties(properties.build())
+                .with_skip_arrow_metadata(true);
+            let (file, factory) =
+                ArrowWriter::try_new_with_options(sink, self.relaxed.clone(), writer_options)
+                    .and_then(ArrowWriter::into_serialized_writer)
+                    .map_err(ErrorKind::parquet)?;
+            let columns = factory
+                .create_column_writers(0)
+                .map_err(ErrorKind::parquet)?;
+            self.state = State::Open(Box::new(Open {
+                file,
+                factory,
+                columns,
+                rows: 0,
+                row_groups: 1,
+            }));
+        }
+        match &mut self.state {
+            State::Open(open) => Ok(open),
+            _ => fail(ErrorKind::Refused {
+                library: "parquet",
+                what: "a batch".into(),
+                reason: "the writer failed to start its file earlier".into(),
+            }),
+        }
+    }
+
     /// Writes one batch (its schema must be the writer's); flushes the row groups it fills.
+    ///
+    /// The batch is cut at row group boundaries, and its parts' columns are encoded on
+    /// [`ParquetWriteOptions::threads`] threads: one Parquet leaf of one row group at a
+    /// time each. The encoded data of the row groups the batch fills is held until they
+    /// are written, so memory holds about one row group, or one batch when a batch
+    /// spans several row groups.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         if batch.schema().fields() != self.schema.fields() {
             return fail(ErrorKind::Inconsistent {
@@ -241,8 +398,7 @@ impl<W: Write + Send> ParquetWriter<W> {
                 found: format!("{:?}", batch.schema().fields()),
             });
         }
-        if Arc::ptr_eq(&self.schema, &self.relaxed) {
-            self.inner.write(batch).map_err(ErrorKind::parquet)?;
+        if batch.num_rows() == 0 {
             return Ok(());
         }
         let columns = batch
@@ -257,22 +413,256 @@ impl<W: Write + Send> ParquetWriter<W> {
                 }
             })
             .collect::<Result<Vec<ArrayRef>>>()?;
-        let relaxed = RecordBatch::try_new(self.relaxed.clone(), columns)?;
-        self.inner.write(&relaxed).map_err(ErrorKind::parquet)?;
+        // Bytes per row before anything is encoded: the batch's size in memory.
+        let arrow_per_row = columns
+            .iter()
+            .map(|c| c.get_buffer_memory_size())
+            .sum::<usize>()
+            / batch.num_rows();
+        let (group_rows, group_bytes, threads) =
+            (self.row_group_rows, self.row_group_bytes, self.threads);
+        let relaxed = self.relaxed.clone();
+        let open = self.open(&columns)?;
+        // The batch's parts: the rest of the row group being filled (by rows, and by
+        // bytes at the encoded size per row so far), then whole row groups (by rows, and
+        // by bytes at the batch's size per row), the last one perhaps partial.
+        let bytes = open.buffered_bytes();
+        let per_row = match open.rows {
+            0 => arrow_per_row,
+            rows => bytes / rows,
+        }
+        .max(1);
+        let first = (group_rows - open.rows)
+            .min((group_bytes.saturating_sub(bytes) / per_row).max(1))
+            .min(batch.num_rows());
+        let whole = group_rows.min((group_bytes / arrow_per_row.max(1)).max(1));
+        let mut parts = Vec::new();
+        parts.push(0..first);
+        while parts.last().map_or(0, |p| p.end) < batch.num_rows() {
+            let start = parts.last().map_or(0, |p| p.end);
+            parts.push(start..(start + whole).min(batch.num_rows()));
+        }
+        // Each part's writers: the current row group's, then new ones.
+        let mut writers = vec![std::mem::take(&mut open.columns)];
+        for _ in 1..parts.len() {
+            writers.push(open.next_columns()?);
+        }
+        let mut jobs = Vec::new();
+        for (part, part_writers) in parts.iter().zip(writers.iter_mut()) {
+            let mut leaves = Vec::with_capacity(part_writers.len());
+            for (field, column) in relaxed.fields().iter().zip(&columns) {
+                let slice = column.slice(part.start, part.len());
+                leaves.extend(compute_leaves(field, &slice).map_err(ErrorKind::parquet)?);
+            }
+            jobs.extend(part_writers.iter_mut().zip(leaves));
+        }
+        let threads = if batch.num_rows() < PARALLEL_ROWS {
+            1
+        } else {
+            threads.min(jobs.len())
+        };
+        encode(jobs, threads)?;
+        // Every part but the last fills its row group; the last one stays open unless
+        // full.
+        let last = parts.len() - 1;
+        let mut writers = writers.into_iter();
+        for (i, part) in parts.iter().enumerate() {
+            let part_writers = writers.next().unwrap_or_default();
+            let rows = if i == 0 {
+                open.rows + part.len()
+            } else {
+                part.len()
+            };
+            if i < last {
+                open.append(part_writers)?;
+            } else {
+                open.columns = part_writers;
+                open.rows = rows;
+            }
+        }
+        if open.rows >= group_rows || open.buffered_bytes() >= group_bytes {
+            open.flush()?;
+        }
         Ok(())
     }
 
     /// Bytes written to the sink so far (flushed row groups).
     pub fn bytes_written(&self) -> usize {
-        self.inner.bytes_written()
+        match &self.state {
+            State::Open(open) => open.file.bytes_written(),
+            _ => 0,
+        }
     }
 
     /// Flushes the last row group, writes the footer and returns the sink.
-    pub fn finish(self) -> Result<W> {
-        self.inner
+    pub fn finish(mut self) -> Result<W> {
+        let open = self.open(&[])?;
+        open.flush()?;
+        let State::Open(open) = self.state else {
+            unreachable!("opened above")
+        };
+        open.file
             .into_inner()
             .map_err(|e| ErrorKind::parquet(e).into())
     }
+}
+
+/// Encodes each leaf into its column writer on `threads` threads, the jobs shared out as
+/// threads free up.
+fn encode(jobs: Vec<(&mut ArrowColumnWriter, ArrowLeafColumn)>, threads: usize) -> Result<()> {
+    if threads <= 1 {
+        for (writer, leaf) in jobs {
+            writer.write(&leaf).map_err(ErrorKind::parquet)?;
+        }
+        return Ok(());
+    }
+    let jobs = std::sync::Mutex::new(jobs.into_iter());
+    let next = || jobs.lock().ok().and_then(|mut j| j.next());
+    let work = || -> parquet::errors::Result<()> {
+        while let Some((writer, leaf)) = next() {
+            writer.write(&leaf)?;
+        }
+        Ok(())
+    };
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut result = work();
+        for worker in workers {
+            let done = worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            result = result.and(done);
+        }
+        result.map_err(|e| ErrorKind::parquet(e).into())
+    })
+}
+
+/// Values of a leaf looked at to choose its encoding.
+const SAMPLE: usize = 1 << 16;
+
+/// The values of a column's one Parquet leaf: the column itself, or the values inside its
+/// lists; `None` for structs and other nestings of several leaves.
+fn leaf_values(array: &ArrayRef) -> Option<ArrayRef> {
+    match array.data_type() {
+        DataType::List(_) => leaf_values(array.as_list_opt::<i32>()?.values()),
+        DataType::LargeList(_) => leaf_values(array.as_list_opt::<i64>()?.values()),
+        DataType::FixedSizeList(_, _) => leaf_values(array.as_fixed_size_list_opt()?.values()),
+        t if t.is_primitive() => Some(array.clone()),
+        _ => None,
+    }
+}
+
+/// The encoding of a leaf, chosen from its first values (dictionary off); `None` keeps
+/// the `parquet` crate's default (a dictionary, falling back to plain when it grows past
+/// the dictionary page limit).
+///
+/// Integers: `DELTA_BINARY_PACKED` stores each block of values as bit-packed differences
+/// from the previous value, so sorted columns (a COO table's first coordinate, a row's
+/// column indices) and columns of small steps take a few bits per value, and it encodes
+/// and decodes without hashing. A column whose values jump around a small set of distinct
+/// values (the last coordinate of a COO table over a short axis) is smaller as dictionary
+/// indices, one bit less per value than its differences need. So the first [`SAMPLE`]
+/// values are measured both ways (the differences packed as the encoding packs them; the
+/// bit width of the distinct count per value, plus the dictionary itself) and the smaller
+/// wins, differences on a tie.
+///
+/// Floats: plain when more than a quarter of the first [`SAMPLE`] values are distinct
+/// (tensor data, measurements), where a dictionary would only fill up and be dropped.
+fn leaf_encoding(array: &dyn Array) -> Option<Encoding> {
+    let distinct_floats = |bits: Vec<u64>| {
+        let mut distinct = std::collections::HashSet::with_capacity(1024);
+        bits.into_iter()
+            .any(|b| distinct.insert(b) && distinct.len() > SAMPLE / 4)
+            .then_some(Encoding::PLAIN)
+    };
+    let values: Vec<i64> = match array.data_type() {
+        DataType::Int8 => sample::<Int8Type>(array),
+        DataType::Int16 => sample::<Int16Type>(array),
+        DataType::Int32 => sample::<Int32Type>(array),
+        DataType::Int64 => sample::<Int64Type>(array),
+        DataType::UInt8 => sample::<UInt8Type>(array),
+        DataType::UInt16 => sample::<UInt16Type>(array),
+        DataType::UInt32 => sample::<UInt32Type>(array),
+        DataType::UInt64 => sample::<UInt64Type>(array),
+        DataType::Float32 => {
+            let a = array.as_primitive_opt::<Float32Type>()?;
+            let bits = a
+                .values()
+                .iter()
+                .take(SAMPLE)
+                .map(|v| u64::from(v.to_bits()));
+            return distinct_floats(bits.collect());
+        }
+        DataType::Float64 => {
+            let a = array.as_primitive_opt::<Float64Type>()?;
+            let bits = a.values().iter().take(SAMPLE).map(|v| v.to_bits());
+            return distinct_floats(bits.collect());
+        }
+        // Dates, times, timestamps: mostly sorted or of small steps.
+        DataType::Date32
+        | DataType::Date64
+        | DataType::Time32(_)
+        | DataType::Time64(_)
+        | DataType::Timestamp(_, _)
+        | DataType::Duration(_) => return Some(Encoding::DELTA_BINARY_PACKED),
+        _ => return None,
+    };
+    if values.len() < 2 {
+        return Some(Encoding::DELTA_BINARY_PACKED);
+    }
+    let width = |range: u64| u64::from(64 - range.leading_zeros());
+    let deltas: Vec<i64> = values
+        .iter()
+        .zip(values.iter().skip(1))
+        .map(|(a, b)| b.wrapping_sub(*a))
+        .collect();
+    // As DELTA_BINARY_PACKED stores them: blocks of 128 differences less the block's
+    // smallest (a varint and 4 widths per block), bit-packed in 4 miniblocks of 32 at the
+    // width of each miniblock's largest.
+    let delta_bits: u64 = deltas
+        .chunks(128)
+        .map(|block| {
+            let lo = block.iter().copied().min().unwrap_or(0);
+            let packed: u64 = block
+                .chunks(32)
+                .map(|mini| {
+                    let hi = mini.iter().copied().max().unwrap_or(lo);
+                    32 * width(hi.wrapping_sub(lo) as u64)
+                })
+                .sum();
+            packed + 48
+        })
+        .sum();
+    let mut distinct = std::collections::HashSet::with_capacity(1024);
+    for &v in &values {
+        distinct.insert(v);
+        if distinct.len() > SAMPLE / 4 {
+            return Some(Encoding::DELTA_BINARY_PACKED);
+        }
+    }
+    let entry_bits = if array.data_type().primitive_width() == Some(8) {
+        64
+    } else {
+        32
+    };
+    let n = distinct.len() as u64;
+    let dictionary_bits = values.len() as u64 * width(n.saturating_sub(1)) + n * entry_bits;
+    (dictionary_bits >= delta_bits).then_some(Encoding::DELTA_BINARY_PACKED)
+}
+
+/// The first [`SAMPLE`] values of `array` (its nulls' slots included) as `i64` (past
+/// `i64::MAX`: `i64::MAX`).
+fn sample<T: ArrowPrimitiveType>(array: &dyn Array) -> Vec<i64> {
+    array
+        .as_primitive_opt::<T>()
+        .map(|a| {
+            a.values()
+                .iter()
+                .take(SAMPLE)
+                .map(|v| v.to_i64().unwrap_or(i64::MAX))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// `schema` with every field nested inside a tensor extension column made nullable: the
