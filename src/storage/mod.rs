@@ -86,6 +86,21 @@ pub fn is_url(location: &str) -> bool {
         .is_some_and(|(scheme, _)| SCHEMES.contains(&scheme.to_ascii_lowercase().as_str()))
 }
 
+/// Makes ring the process's rustls crypto provider (TLS of `https://` and S3 endpoints),
+/// unless the process has chosen one already.
+///
+/// rustls marks its ring provider deprecated for lacking post-quantum key exchange; it
+/// still speaks TLS 1.2 and 1.3 with the classical groups every store accepts, and it
+/// builds in seconds where the aws-lc provider's C library takes about a minute.
+fn install_tls() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        #[allow(deprecated)]
+        let provider = rustls::crypto::ring::default_provider();
+        let _ = provider.install_default();
+    });
+}
+
 /// The runtime every store's requests run on.
 fn runtime() -> Result<&'static tokio::runtime::Runtime> {
     static RUNTIME: OnceLock<std::result::Result<tokio::runtime::Runtime, String>> =
@@ -131,6 +146,7 @@ impl Store {
     /// A URL that does not parse, of a scheme not taken, or with an option the store does
     /// not know, is an [`ErrorKind::ObjectStore`]. Opening sends no request.
     pub fn open(url: &str, options: &StorageOptions) -> Result<Store> {
+        install_tls();
         let fail = |reason: String| ErrorKind::ObjectStore {
             url: url.to_string(),
             reason,
