@@ -102,6 +102,8 @@ fn every_kind_round_trips_with_its_schema() {
         ParquetCompression::Snappy,
         ParquetCompression::Lz4,
         ParquetCompression::Zstd(3),
+        ParquetCompression::Gzip(6),
+        ParquetCompression::Brotli(1),
     ] {
         let options = ParquetWriteOptions::default().with_compression(compression);
         for (name, batch) in every_kind() {
@@ -302,31 +304,137 @@ fn we_read_what_pyarrow_writes() {
     let dir = venv::scratch("parquet", "pyarrow_writes");
     let answer = venv::run_json("tests/interop/parquet_check.py", "write", &dir);
     assert_eq!(answer["pyarrow"], "26.0.1");
+    same_as_pyarrow_wrote(&dir, "fixed.parquet", "coo.parquet");
+}
 
-    let bytes = std::fs::read(dir.join("fixed.parquet")).unwrap();
+/// Reads the two files `parquet_check.py write` (or `codecs`) writes in `dir` and checks
+/// their values: a fixed-shape tensor column of two (3, 4) float32 cells holding 0..24, and
+/// a COO table of a 5 x 7 matrix with four values.
+fn same_as_pyarrow_wrote(dir: &std::path::Path, fixed: &str, coo: &str) {
+    let bytes = std::fs::read(dir.join(fixed)).unwrap();
     let r = ParquetBatches::new(bytes, &ParquetReadOptions::default()).unwrap();
-    assert_eq!(r.num_rows(), 2);
+    assert_eq!(r.num_rows(), 2, "{fixed}");
     let schema = r.schema().clone();
     let batches: Vec<RecordBatch> = r.map(|b| b.unwrap()).collect();
     let mut values = Vec::new();
     for b in &batches {
         let t = fixed_shape_to_tensor(schema.field(0), b.column(0)).unwrap();
-        assert_eq!(&t.shape()[1..], &[3, 4]);
+        assert_eq!(&t.shape()[1..], &[3, 4], "{fixed}");
         values.extend_from_slice(t.as_slice::<f32>().unwrap());
     }
-    assert_eq!(values, (0..24).map(|i| i as f32).collect::<Vec<_>>());
+    assert_eq!(
+        values,
+        (0..24).map(|i| i as f32).collect::<Vec<_>>(),
+        "{fixed}"
+    );
 
-    let bytes = std::fs::read(dir.join("coo.parquet")).unwrap();
+    let bytes = std::fs::read(dir.join(coo)).unwrap();
     let (_, batches) = read_all(&bytes);
     let sparse = coo_table_to_sparse(&batches[0], None).unwrap();
-    assert_eq!(sparse.shape(), &[5, 7]);
+    assert_eq!(sparse.shape(), &[5, 7], "{coo}");
     let dense = sparse.to_dense().unwrap();
     let d = dense.as_slice::<f64>().unwrap();
-    assert_eq!(d[2], 1.5);
-    assert_eq!(d[7], -2.0);
-    assert_eq!(d[3 * 7 + 6], 3.25);
-    assert_eq!(d[4 * 7 + 5], 4.0);
-    assert_eq!(d.iter().filter(|v| **v != 0.0).count(), 4);
+    assert_eq!(d[2], 1.5, "{coo}");
+    assert_eq!(d[7], -2.0, "{coo}");
+    assert_eq!(d[3 * 7 + 6], 3.25, "{coo}");
+    assert_eq!(d[4 * 7 + 5], 4.0, "{coo}");
+    assert_eq!(d.iter().filter(|v| **v != 0.0).count(), 4, "{coo}");
+}
+
+/// The codec of every column chunk of the Parquet file `bytes`, by its Parquet name
+/// (`"GZIP"`, `"LZ4_RAW"`, ..., without a level).
+fn codecs_of(bytes: &[u8]) -> Vec<String> {
+    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&Bytes::from(bytes.to_vec()))
+        .unwrap();
+    meta.row_groups()
+        .iter()
+        .flat_map(|g| g.columns())
+        .map(|c| {
+            let name = c.compression().to_string();
+            name.split('(').next().unwrap().to_string()
+        })
+        .collect()
+}
+
+/// Every codec pyarrow writes, by pyarrow's name, with the Parquet name of the codec it
+/// stores in the footer.
+const PYARROW_CODECS: [(&str, &str); 6] = [
+    ("none", "UNCOMPRESSED"),
+    ("snappy", "SNAPPY"),
+    ("gzip", "GZIP"),
+    ("brotli", "BROTLI"),
+    ("lz4", "LZ4_RAW"),
+    ("zstd", "ZSTD"),
+];
+
+#[test]
+fn we_read_every_codec_pyarrow_writes() {
+    let dir = venv::scratch("parquet", "pyarrow_codecs");
+    let answer = venv::run_json("tests/interop/parquet_check.py", "codecs", &dir);
+    assert_eq!(answer["pyarrow"], "26.0.1");
+    for (codec, stored) in PYARROW_CODECS {
+        let (fixed, coo) = (
+            format!("fixed-{codec}.parquet"),
+            format!("coo-{codec}.parquet"),
+        );
+        for name in [&fixed, &coo] {
+            let bytes = std::fs::read(dir.join(name)).unwrap();
+            let codecs = codecs_of(&bytes);
+            assert!(!codecs.is_empty(), "{name}");
+            assert!(codecs.iter().all(|c| c == stored), "{name}: {codecs:?}");
+        }
+        same_as_pyarrow_wrote(&dir, &fixed, &coo);
+    }
+}
+
+#[test]
+fn pyarrow_reads_every_codec_we_write() {
+    let dir = venv::scratch("parquet", "pyarrow_reads_codecs");
+    let kinds = every_kind();
+    let (fixed, coo) = (&kinds[0].1, &kinds[2].1);
+    for (name, stored) in PYARROW_CODECS {
+        let compression = ParquetCompression::from_name(name).unwrap();
+        assert_eq!(compression.pyarrow_name(), name);
+        let options = ParquetWriteOptions::default().with_compression(compression);
+        for (kind, batch) in [("fixed", fixed), ("coo", coo)] {
+            let bytes = write(std::slice::from_ref(batch), &options);
+            assert!(codecs_of(&bytes).iter().all(|c| c == stored), "{name}");
+            std::fs::write(dir.join(format!("{kind}-{name}.parquet")), bytes).unwrap();
+        }
+    }
+    let seen = venv::run_json("tests/interop/parquet_check.py", "read", &dir);
+    assert_eq!(seen["pyarrow"], "26.0.1");
+    for (name, _) in PYARROW_CODECS {
+        let file = &seen[format!("fixed-{name}.parquet")];
+        let cells = &file["fields"][0];
+        assert_eq!(cells["extension"], "arrow.fixed_shape_tensor", "{name}");
+        assert_eq!(cells["shape"], serde_json::json!([4, 2, 3]), "{name}");
+        assert_eq!(
+            cells["values"],
+            serde_json::json!((0..24).collect::<Vec<i64>>()),
+            "{name}"
+        );
+        let file = &seen[format!("coo-{name}.parquet")];
+        assert_eq!(
+            file["metadata"][COO_TABLE_KEY],
+            Value::String(coo.schema().metadata()[COO_TABLE_KEY].clone()),
+            "{name}"
+        );
+        for (i, field) in coo.schema().fields().iter().enumerate() {
+            let column = coo.column(i);
+            let expected: Vec<f64> = (0..column.len())
+                .map(|r| arrow_cast_f64(column.as_ref(), r))
+                .collect();
+            let got: Vec<f64> = file["fields"][i]["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            assert_eq!(got, expected, "{name} column {}", field.name());
+        }
+    }
 }
 
 #[test]
