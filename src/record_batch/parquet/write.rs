@@ -49,8 +49,8 @@ pub enum ParquetCompression {
     Lz4,
     /// Zstandard at the given level (1 to 22; 1 is fastest).
     Zstd(i32),
-    /// Gzip (deflate) at the given level (0 to 9; pyarrow's default is 9): for readers that
-    /// know no newer codec; [`ParquetCompression::Zstd`] compresses better, faster.
+    /// Gzip (deflate) at the given level (0 to 9; pyarrow's default is 9), the codec older
+    /// readers (Hive, older Spark) share with the others.
     Gzip(u32),
     /// Brotli at the given level (0 to 11; pyarrow's default is 8).
     Brotli(u32),
