@@ -102,6 +102,8 @@ fn every_kind_round_trips_with_its_schema() {
         ParquetCompression::Snappy,
         ParquetCompression::Lz4,
         ParquetCompression::Zstd(3),
+        ParquetCompression::Gzip(6),
+        ParquetCompression::Brotli(1),
     ] {
         let options = ParquetWriteOptions::default().with_compression(compression);
         for (name, batch) in every_kind() {
@@ -302,31 +304,137 @@ fn we_read_what_pyarrow_writes() {
     let dir = venv::scratch("parquet", "pyarrow_writes");
     let answer = venv::run_json("tests/interop/parquet_check.py", "write", &dir);
     assert_eq!(answer["pyarrow"], "26.0.1");
+    same_as_pyarrow_wrote(&dir, "fixed.parquet", "coo.parquet");
+}
 
-    let bytes = std::fs::read(dir.join("fixed.parquet")).unwrap();
+/// Reads the two files `parquet_check.py write` (or `codecs`) writes in `dir` and checks
+/// their values: a fixed-shape tensor column of two (3, 4) float32 cells holding 0..24, and
+/// a COO table of a 5 x 7 matrix with four values.
+fn same_as_pyarrow_wrote(dir: &std::path::Path, fixed: &str, coo: &str) {
+    let bytes = std::fs::read(dir.join(fixed)).unwrap();
     let r = ParquetBatches::new(bytes, &ParquetReadOptions::default()).unwrap();
-    assert_eq!(r.num_rows(), 2);
+    assert_eq!(r.num_rows(), 2, "{fixed}");
     let schema = r.schema().clone();
     let batches: Vec<RecordBatch> = r.map(|b| b.unwrap()).collect();
     let mut values = Vec::new();
     for b in &batches {
         let t = fixed_shape_to_tensor(schema.field(0), b.column(0)).unwrap();
-        assert_eq!(&t.shape()[1..], &[3, 4]);
+        assert_eq!(&t.shape()[1..], &[3, 4], "{fixed}");
         values.extend_from_slice(t.as_slice::<f32>().unwrap());
     }
-    assert_eq!(values, (0..24).map(|i| i as f32).collect::<Vec<_>>());
+    assert_eq!(
+        values,
+        (0..24).map(|i| i as f32).collect::<Vec<_>>(),
+        "{fixed}"
+    );
 
-    let bytes = std::fs::read(dir.join("coo.parquet")).unwrap();
+    let bytes = std::fs::read(dir.join(coo)).unwrap();
     let (_, batches) = read_all(&bytes);
     let sparse = coo_table_to_sparse(&batches[0], None).unwrap();
-    assert_eq!(sparse.shape(), &[5, 7]);
+    assert_eq!(sparse.shape(), &[5, 7], "{coo}");
     let dense = sparse.to_dense().unwrap();
     let d = dense.as_slice::<f64>().unwrap();
-    assert_eq!(d[2], 1.5);
-    assert_eq!(d[7], -2.0);
-    assert_eq!(d[3 * 7 + 6], 3.25);
-    assert_eq!(d[4 * 7 + 5], 4.0);
-    assert_eq!(d.iter().filter(|v| **v != 0.0).count(), 4);
+    assert_eq!(d[2], 1.5, "{coo}");
+    assert_eq!(d[7], -2.0, "{coo}");
+    assert_eq!(d[3 * 7 + 6], 3.25, "{coo}");
+    assert_eq!(d[4 * 7 + 5], 4.0, "{coo}");
+    assert_eq!(d.iter().filter(|v| **v != 0.0).count(), 4, "{coo}");
+}
+
+/// The codec of every column chunk of the Parquet file `bytes`, by its Parquet name
+/// (`"GZIP"`, `"LZ4_RAW"`, ..., without a level).
+fn codecs_of(bytes: &[u8]) -> Vec<String> {
+    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&Bytes::from(bytes.to_vec()))
+        .unwrap();
+    meta.row_groups()
+        .iter()
+        .flat_map(|g| g.columns())
+        .map(|c| {
+            let name = c.compression().to_string();
+            name.split('(').next().unwrap().to_string()
+        })
+        .collect()
+}
+
+/// Every codec pyarrow writes, by pyarrow's name, with the Parquet name of the codec it
+/// stores in the footer.
+const PYARROW_CODECS: [(&str, &str); 6] = [
+    ("none", "UNCOMPRESSED"),
+    ("snappy", "SNAPPY"),
+    ("gzip", "GZIP"),
+    ("brotli", "BROTLI"),
+    ("lz4", "LZ4_RAW"),
+    ("zstd", "ZSTD"),
+];
+
+#[test]
+fn we_read_every_codec_pyarrow_writes() {
+    let dir = venv::scratch("parquet", "pyarrow_codecs");
+    let answer = venv::run_json("tests/interop/parquet_check.py", "codecs", &dir);
+    assert_eq!(answer["pyarrow"], "26.0.1");
+    for (codec, stored) in PYARROW_CODECS {
+        let (fixed, coo) = (
+            format!("fixed-{codec}.parquet"),
+            format!("coo-{codec}.parquet"),
+        );
+        for name in [&fixed, &coo] {
+            let bytes = std::fs::read(dir.join(name)).unwrap();
+            let codecs = codecs_of(&bytes);
+            assert!(!codecs.is_empty(), "{name}");
+            assert!(codecs.iter().all(|c| c == stored), "{name}: {codecs:?}");
+        }
+        same_as_pyarrow_wrote(&dir, &fixed, &coo);
+    }
+}
+
+#[test]
+fn pyarrow_reads_every_codec_we_write() {
+    let dir = venv::scratch("parquet", "pyarrow_reads_codecs");
+    let kinds = every_kind();
+    let (fixed, coo) = (&kinds[0].1, &kinds[2].1);
+    for (name, stored) in PYARROW_CODECS {
+        let compression = ParquetCompression::from_name(name).unwrap();
+        assert_eq!(compression.pyarrow_name(), name);
+        let options = ParquetWriteOptions::default().with_compression(compression);
+        for (kind, batch) in [("fixed", fixed), ("coo", coo)] {
+            let bytes = write(std::slice::from_ref(batch), &options);
+            assert!(codecs_of(&bytes).iter().all(|c| c == stored), "{name}");
+            std::fs::write(dir.join(format!("{kind}-{name}.parquet")), bytes).unwrap();
+        }
+    }
+    let seen = venv::run_json("tests/interop/parquet_check.py", "read", &dir);
+    assert_eq!(seen["pyarrow"], "26.0.1");
+    for (name, _) in PYARROW_CODECS {
+        let file = &seen[format!("fixed-{name}.parquet")];
+        let cells = &file["fields"][0];
+        assert_eq!(cells["extension"], "arrow.fixed_shape_tensor", "{name}");
+        assert_eq!(cells["shape"], serde_json::json!([4, 2, 3]), "{name}");
+        assert_eq!(
+            cells["values"],
+            serde_json::json!((0..24).collect::<Vec<i64>>()),
+            "{name}"
+        );
+        let file = &seen[format!("coo-{name}.parquet")];
+        assert_eq!(
+            file["metadata"][COO_TABLE_KEY],
+            Value::String(coo.schema().metadata()[COO_TABLE_KEY].clone()),
+            "{name}"
+        );
+        for (i, field) in coo.schema().fields().iter().enumerate() {
+            let column = coo.column(i);
+            let expected: Vec<f64> = (0..column.len())
+                .map(|r| arrow_cast_f64(column.as_ref(), r))
+                .collect();
+            let got: Vec<f64> = file["fields"][i]["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            assert_eq!(got, expected, "{name} column {}", field.name());
+        }
+    }
 }
 
 #[test]
@@ -761,24 +869,161 @@ fn a_page_past_its_chunk_is_refused() {
     );
 }
 
+/// The byte range and value of the `uncompressed_page_size` (field 2, an i32 varint) of the
+/// page header at `at`, found by decoding the Thrift compact fields before it (field 1, the
+/// page type, an i32).
+fn uncompressed_page_size(bytes: &[u8], at: usize) -> (std::ops::Range<usize>, i64) {
+    let varint = |mut i: usize| -> (u64, usize) {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let b = bytes[i];
+            i += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                return (v, i);
+            }
+        }
+    };
+    // Short-form field headers: (id delta << 4) | type 5 (i32).
+    assert_eq!(bytes[at], 0x15, "field 1 (type)");
+    let (_, next) = varint(at + 1);
+    assert_eq!(bytes[next], 0x15, "field 2 (uncompressed_page_size)");
+    let (z, end) = varint(next + 1);
+    (next + 1..end, ((z >> 1) as i64) ^ -((z & 1) as i64))
+}
+
+/// The zigzag varint of `v`.
+fn zigzag_varint(v: i64) -> Vec<u8> {
+    let mut z = ((v << 1) ^ (v >> 63)) as u64;
+    let mut out = Vec::new();
+    while z >= 0x80 {
+        out.push((z as u8) | 0x80);
+        z >>= 7;
+    }
+    out.push(z as u8);
+    out
+}
+
+/// A page whose header declares an uncompressed size other than what its data holds is
+/// refused, whatever the codec: under Snappy and without compression by the page checks
+/// (the parquet crate would pad a Snappy page that claims more with zeros, and takes an
+/// uncompressed page's bytes whatever it claims), under the other codecs by the parquet
+/// crate's comparison of what it decompressed. pyarrow refuses every compressed one
+/// ("Page didn't decompress to expected size" and the like) and reads the uncompressed
+/// ones, whose values are intact: there the reader is stricter than pyarrow.
+#[test]
+fn a_page_that_lies_about_its_uncompressed_size_is_refused() {
+    let dir = venv::scratch("parquet", "lying_pages");
+    let (_, batch) = every_kind().swap_remove(0);
+    for (name, _) in PYARROW_CODECS {
+        let compression = ParquetCompression::from_name(name).unwrap();
+        let bytes = write(
+            std::slice::from_ref(&batch),
+            &ParquetWriteOptions::default().with_compression(compression),
+        );
+        assert_eq!(open_and_read(bytes.clone()).unwrap(), 4, "{name}");
+        std::fs::write(dir.join(format!("{name}.parquet")), &bytes).unwrap();
+        let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+            .parse_and_finish(&Bytes::from(bytes.clone()))
+            .unwrap();
+        let column = &meta.row_group(0).columns()[0];
+        let at = column
+            .dictionary_page_offset()
+            .unwrap_or(column.data_page_offset()) as usize;
+        let (field, size) = uncompressed_page_size(&bytes, at);
+        for delta in [8i64, -8] {
+            let lie = zigzag_varint(size + delta);
+            assert_eq!(lie.len(), field.len(), "{name}: {size} {delta}");
+            let mut bad = bytes.clone();
+            bad[field.clone()].copy_from_slice(&lie);
+            let file = format!("{name}{delta:+}.parquet");
+            std::fs::write(dir.join(&file), &bad).unwrap();
+            let e = open_and_read(bad).unwrap_err();
+            assert!(
+                matches!(e.kind(), ErrorKind::InvalidParquet { .. }),
+                "{file}: {e}"
+            );
+            let text = e.to_string();
+            let claim = format!(
+                "the page at byte {at} claims {} bytes uncompressed",
+                size + delta
+            );
+            match name {
+                "snappy" => assert!(
+                    text.contains("row group 0, column")
+                        && text.contains(&format!("{claim}, but its Snappy data holds {size}")),
+                    "{file}: {e}"
+                ),
+                "none" => assert!(
+                    text.contains("row group 0, column")
+                        && text.contains(&format!(
+                            "{claim}, but stores {size} bytes without compression"
+                        )),
+                    "{file}: {e}"
+                ),
+                // The parquet crate's errors, on the rows being decoded.
+                _ => assert!(text.contains("Parquet rows 0..4: "), "{file}: {e}"),
+            }
+        }
+    }
+    let seen = venv::run_json("tests/interop/parquet_check.py", "refuses", &dir);
+    assert_eq!(seen["pyarrow"], "26.0.1");
+    for (name, _) in PYARROW_CODECS {
+        assert_eq!(
+            seen[format!("{name}.parquet")],
+            Value::Null,
+            "{name}: {seen}"
+        );
+        for delta in ["+8", "-8"] {
+            let refusal = &seen[format!("{name}{delta}.parquet")];
+            if name == "none" {
+                assert_eq!(refusal, &Value::Null, "{name}{delta}");
+            } else {
+                assert!(refusal.is_string(), "{name}{delta}: {seen}");
+            }
+        }
+    }
+    assert!(
+        seen["snappy+8.parquet"]
+            .as_str()
+            .unwrap()
+            .contains("Page didn't decompress to expected size"),
+        "{seen}"
+    );
+}
+
 #[path = "../fuzz/parquet_target.rs"]
 mod fuzz_target;
 
 #[path = "common/replay.rs"]
 mod replay;
 
-/// The fuzz corpus (files of pyarrow and of ours, and every finding) through the fuzz
-/// target's body: nothing panics past the reader.
+/// The fuzz corpus (files of pyarrow with every codec it writes and of ours, pages lying
+/// about their uncompressed size, and every finding) through the fuzz target's body:
+/// nothing panics past the reader.
 #[test]
 fn replay_the_fuzz_corpus() {
     let files = replay::replay_corpus("parquet", fuzz_target::parquet);
-    assert!(files.len() >= 7, "{files:?}");
+    assert!(files.len() >= 20, "{files:?}");
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/parquet");
+    for codec in ["none", "gzip", "brotli", "lz4", "zstd"] {
+        for kind in ["coo-table", "fixed-shape"] {
+            let file = corpus.join(format!("pyarrow-{kind}-{codec}.parquet"));
+            let rows = open_and_read(std::fs::read(&file).unwrap()).unwrap();
+            assert_eq!(rows, if kind == "coo-table" { 4 } else { 2 }, "{file:?}");
+        }
+    }
+    for codec in ["snappy", "zstd", "none"] {
+        let file = corpus.join(format!("lie-page-uncompressed-size-{codec}.parquet"));
+        let e = open_and_read(std::fs::read(&file).unwrap()).unwrap_err();
+        assert!(
+            matches!(e.kind(), ErrorKind::InvalidParquet { .. }),
+            "{file:?}: {e}"
+        );
+    }
     // The finding is still a contained panic of the parquet crate.
-    let finding = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fuzz/corpus/parquet/crash-dictionary-page-marked-index.parquet"),
-    )
-    .unwrap();
+    let finding = std::fs::read(corpus.join("crash-dictionary-page-marked-index.parquet")).unwrap();
     let e = open_and_read(finding).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::ParquetPanicked { .. }), "{e}");
 }

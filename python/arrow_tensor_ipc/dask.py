@@ -358,7 +358,8 @@ def write_dataset(
     ``tile_0=i/tile_1=j/.../part-00000.parquet`` with its rows in row-major order; the
     caller writes the manifest ``_tensor.json`` once every task has finished.
     ``dim_names`` names the dimensions (and the coordinate columns); ``compression`` is
-    the Parquet codec (``"snappy"``, ``"zstd"``, ``"lz4"`` or ``"none"``). The manifest's
+    the Parquet codec (``"snappy"``, ``"zstd"``, ``"lz4"``, ``"gzip"``, ``"brotli"`` or
+    ``"none"``, at pyarrow's default levels). The manifest's
     ``format`` is ``CSR``/``CSC`` for scipy CSR/CSC chunks, else ``COO``.
     """
     if not isinstance(array, da.Array):

@@ -13,6 +13,13 @@ of other extension columns and plain columns through `to_pylist()`).
 - `coo.parquet`: a COO table of a 5 x 7 float64 matrix with this crate's schema metadata
   (`arrow_tensor_ipc.sparse_tensor`), int32 coordinate columns `row`, `col`;
 and prints the pyarrow version.
+
+`parquet_check.py codecs DIR`: writes the same two tables with every codec pyarrow writes,
+as `fixed-CODEC.parquet` and `coo-CODEC.parquet` for CODEC in `CODECS`.
+
+`parquet_check.py refuses DIR`: reads every `*.parquet` file of DIR and prints, keyed by
+file name, the message of the exception `pyarrow.parquet.read_table` raised, or null when
+it read the file.
 """
 
 import json
@@ -63,14 +70,29 @@ def read(directory):
     return out
 
 
-def write(directory):
+CODECS = ["none", "snappy", "gzip", "brotli", "lz4", "zstd"]
+
+
+def refuses(directory):
+    out = {}
+    for path in sorted(directory.glob("*.parquet")):
+        try:
+            pq.read_table(path)
+            out[path.name] = None
+        except Exception as e:  # noqa: BLE001 (any refusal is the answer)
+            out[path.name] = str(e)
+    return out
+
+
+def fixed_table():
     cells = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     tensor_type = pa.fixed_shape_tensor(pa.float32(), (3, 4), dim_names=["y", "x"])
     storage = pa.FixedShapeTensorArray.from_numpy_ndarray(cells).storage
     column = pa.ExtensionArray.from_storage(tensor_type, storage)
-    table = pa.table({"t": column})
-    pq.write_table(table, directory / "fixed.parquet", row_group_size=1)
+    return pa.table({"t": column})
 
+
+def coo_table():
     rows = np.array([0, 1, 3, 4], dtype=np.int32)
     cols = np.array([2, 0, 6, 5], dtype=np.int32)
     values = np.array([1.5, -2.0, 3.25, 4.0])
@@ -92,14 +114,31 @@ def write(directory):
         ],
         metadata=meta,
     )
-    table = pa.table([rows, cols, values], schema=schema)
-    pq.write_table(table, directory / "coo.parquet")
+    return pa.table([rows, cols, values], schema=schema)
+
+
+def write(directory):
+    pq.write_table(fixed_table(), directory / "fixed.parquet", row_group_size=1)
+    pq.write_table(coo_table(), directory / "coo.parquet")
+    return {}
+
+
+def codecs(directory):
+    for codec in CODECS:
+        pq.write_table(
+            fixed_table(),
+            directory / f"fixed-{codec}.parquet",
+            row_group_size=1,
+            compression=codec,
+        )
+        pq.write_table(coo_table(), directory / f"coo-{codec}.parquet", compression=codec)
     return {}
 
 
 def main():
     mode, directory = sys.argv[1], pathlib.Path(sys.argv[2])
-    result = read(directory) if mode == "read" else write(directory)
+    modes = {"read": read, "write": write, "codecs": codecs, "refuses": refuses}
+    result = modes[mode](directory)
     result["pyarrow"] = pa.__version__
     print(json.dumps(result))
 

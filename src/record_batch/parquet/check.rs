@@ -5,6 +5,7 @@ use super::options::ParquetReadOptions;
 use super::thrift::{zigzag, Thrift, I32, LIST, STOP, STRUCT};
 use super::PARQUET_MAGIC;
 use crate::error::{fail, ErrorKind, Result};
+use parquet::basic::Compression;
 use parquet::file::metadata::ParquetMetaData;
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -180,7 +181,12 @@ pub(super) fn check_metadata(
                 let chunk = data
                     .get(r.start as usize..r.end as usize)
                     .unwrap_or_default();
-                check_pages(chunk, r.start, column.num_values() as u64)
+                let codec = match column.compression() {
+                    Compression::UNCOMPRESSED => PageCodec::None,
+                    Compression::SNAPPY => PageCodec::Snappy,
+                    _ => PageCodec::Other,
+                };
+                check_pages(chunk, r.start, column.num_values() as u64, codec)
                     .or_else(|reason| invalid(part(), reason))?;
             }
         }
@@ -212,11 +218,33 @@ const PAGE_BYTES: u64 = 64 << 20;
 /// See [`PAGE_BYTES`].
 const MAX_EXPANSION: u64 = 1024;
 
+/// The codec of a column chunk, as far as `check_pages` tells codecs apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PageCodec {
+    /// `UNCOMPRESSED`: a page's data is stored as it is.
+    None,
+    /// `SNAPPY`: a page's compressed data starts with its uncompressed length.
+    Snappy,
+    /// Any other codec: the `parquet` crate compares what it decompresses with the size
+    /// the page header declares.
+    Other,
+}
+
 /// Walks the page headers of one column chunk (starting at byte `at` of the file) until
 /// its data pages hold `values` values: every header must decode, every page lie inside
-/// the chunk, and no page claim more than [`PAGE_BYTES`] uncompressed unless its compressed
-/// size backs the claim (1 byte per [`MAX_EXPANSION`]).
-fn check_pages(chunk: &[u8], at: u64, values: u64) -> std::result::Result<(), String> {
+/// the chunk, no page claim more than [`PAGE_BYTES`] uncompressed unless its compressed
+/// size backs the claim (1 byte per [`MAX_EXPANSION`]), and every page's declared
+/// uncompressed size match what it stores: the same as its compressed size when no codec
+/// applies to it (an `UNCOMPRESSED` column chunk, a v2 data page marked uncompressed), its
+/// levels plus the length at the start of its Snappy data under Snappy. The `parquet`
+/// crate checks the size other codecs decompress to; under Snappy it would pad a page that
+/// claims more than its data holds with zeros.
+fn check_pages(
+    chunk: &[u8],
+    at: u64,
+    values: u64,
+    codec: PageCodec,
+) -> std::result::Result<(), String> {
     let mut r = Thrift {
         bytes: chunk,
         at: 0,
@@ -224,35 +252,65 @@ fn check_pages(chunk: &[u8], at: u64, values: u64) -> std::result::Result<(), St
     let mut seen = 0u64;
     while seen < values && r.at < chunk.len() {
         let start = r.at;
+        let page_at = at + start as u64;
         let Some(header) = r.page_header() else {
-            return Err(format!(
-                "the page header at byte {} does not decode",
-                at + start as u64
-            ));
+            return Err(format!("the page header at byte {page_at} does not decode"));
         };
-        let (Ok(compressed), Ok(uncompressed)) = (
+        let (Ok(compressed), Ok(uncompressed), Ok(levels)) = (
             u64::try_from(header.compressed),
             u64::try_from(header.uncompressed),
+            u64::try_from(header.levels),
         ) else {
             return Err(format!(
-                "the page at byte {} claims a negative size ({} compressed, {} uncompressed)",
-                at + start as u64,
-                header.compressed,
-                header.uncompressed
+                "the page at byte {page_at} claims a negative size ({} compressed, {} uncompressed, {} bytes of levels)",
+                header.compressed, header.uncompressed, header.levels
             ));
         };
         if uncompressed > PAGE_BYTES && compressed.saturating_mul(MAX_EXPANSION) < uncompressed {
             return Err(format!(
-                "the page at byte {} claims {uncompressed} bytes uncompressed from {compressed} compressed (more than {PAGE_BYTES} bytes at over {MAX_EXPANSION} times its size)",
-                at + start as u64
+                "the page at byte {page_at} claims {uncompressed} bytes uncompressed from {compressed} compressed (more than {PAGE_BYTES} bytes at over {MAX_EXPANSION} times its size)"
             ));
         }
+        let body_at = r.at;
         if r.advance(compressed).is_none() {
             return Err(format!(
-                "the page at byte {} of {compressed} bytes runs past the end of its column chunk (byte {})",
-                at + start as u64,
+                "the page at byte {page_at} of {compressed} bytes runs past the end of its column chunk (byte {})",
                 at + chunk.len() as u64
             ));
+        }
+        if levels > compressed.min(uncompressed) {
+            return Err(format!(
+                "the page at byte {page_at} claims {levels} bytes of levels in {compressed} bytes compressed, {uncompressed} uncompressed"
+            ));
+        }
+        if codec == PageCodec::None || !header.codec_applied {
+            if compressed != uncompressed {
+                return Err(format!(
+                    "the page at byte {page_at} claims {uncompressed} bytes uncompressed, but stores {compressed} bytes without compression"
+                ));
+            }
+        } else if codec == PageCodec::Snappy {
+            let data = chunk
+                .get(body_at..body_at + compressed as usize)
+                .and_then(|page| page.get(levels as usize..))
+                .unwrap_or_default();
+            // The parquet crate decompresses nothing when the page declares no data after
+            // its levels.
+            if uncompressed > levels || !data.is_empty() {
+                let mut snappy = Thrift { bytes: data, at: 0 };
+                let holds = snappy.varint().filter(|&n| n <= u64::from(u32::MAX));
+                if holds != Some(uncompressed - levels) {
+                    return Err(match holds {
+                        Some(n) => format!(
+                            "the page at byte {page_at} claims {uncompressed} bytes uncompressed, but its Snappy data holds {}",
+                            n + levels
+                        ),
+                        None => format!(
+                            "the page at byte {page_at}: its Snappy data does not start with its length"
+                        ),
+                    });
+                }
+            }
         }
         seen = seen.saturating_add(header.values);
     }
@@ -379,39 +437,143 @@ mod tests {
     fn pages_are_walked_until_their_values() {
         let mut chunk = page(100, 50, 10, 50);
         chunk.extend(page(100, 60, 5, 60));
-        assert_eq!(check_pages(&chunk, 4, 15), Ok(()));
+        assert_eq!(check_pages(&chunk, 4, 15, PageCodec::Other), Ok(()));
         // Trailing bytes after the values are not read.
         chunk.extend_from_slice(&[0xff; 7]);
-        assert_eq!(check_pages(&chunk, 4, 15), Ok(()));
-        let e = check_pages(&chunk, 4, 16).unwrap_err();
+        assert_eq!(check_pages(&chunk, 4, 15, PageCodec::Other), Ok(()));
+        let e = check_pages(&chunk, 4, 16, PageCodec::Other).unwrap_err();
         assert!(e.contains("does not decode"), "{e}");
     }
 
     #[test]
     fn a_page_claiming_a_huge_expansion_is_refused() {
         let chunk = page(1 << 30, 100, 10, 100);
-        let e = check_pages(&chunk, 4, 10).unwrap_err();
+        let e = check_pages(&chunk, 4, 10, PageCodec::Other).unwrap_err();
         assert!(
             e.contains("claims 1073741824 bytes uncompressed from 100 compressed"),
             "{e}"
         );
         // Backed by enough compressed bytes, or small, the claim passes.
         assert_eq!(
-            check_pages(&page(1 << 30, 1 << 20, 10, 1 << 20), 4, 10),
+            check_pages(
+                &page(1 << 30, 1 << 20, 10, 1 << 20),
+                4,
+                10,
+                PageCodec::Other
+            ),
             Ok(())
         );
         assert_eq!(
-            check_pages(&page(PAGE_BYTES as i64, 1, 10, 1), 4, 10),
+            check_pages(&page(PAGE_BYTES as i64, 1, 10, 1), 4, 10, PageCodec::Other),
             Ok(())
         );
     }
 
     #[test]
     fn negative_and_overlong_pages_are_refused() {
-        let e = check_pages(&page(-1, 10, 1, 10), 4, 1).unwrap_err();
+        let e = check_pages(&page(-1, 10, 1, 10), 4, 1, PageCodec::Other).unwrap_err();
         assert!(e.contains("negative size"), "{e}");
-        let e = check_pages(&page(10, 11, 1, 10), 4, 1).unwrap_err();
+        let e = check_pages(&page(10, 11, 1, 10), 4, 1, PageCodec::Other).unwrap_err();
         assert!(e.contains("runs past the end"), "{e}");
+    }
+
+    /// A v2 data page header (`is_compressed` as given) with the given sizes, value count
+    /// and level bytes, then `body`.
+    fn page_v2(uncompressed: i64, levels: i64, compressed: bool, body: &[u8]) -> Vec<u8> {
+        let mut b = vec![0x15, 0x06, 0x15];
+        varint(uncompressed, &mut b);
+        b.push(0x15);
+        varint(body.len() as i64, &mut b);
+        b.push(0x5c); // field 8, struct: DataPageHeaderV2
+        b.extend_from_slice(&[0x15, 0x02, 0x15, 0x00, 0x15, 0x02, 0x15, 0x00]);
+        b.push(0x15); // field 5: definition_levels_byte_length
+        varint(levels, &mut b);
+        b.extend_from_slice(&[0x15, 0x00]); // field 6: repetition_levels_byte_length
+        b.push(if compressed { 0x11 } else { 0x12 }); // field 7: is_compressed
+        b.extend_from_slice(&[0x00, 0x00]);
+        b.extend_from_slice(body);
+        b
+    }
+
+    #[test]
+    fn an_uncompressed_page_must_store_its_declared_size() {
+        assert_eq!(
+            check_pages(&page(50, 50, 1, 50), 4, 1, PageCodec::None),
+            Ok(())
+        );
+        for (uncompressed, compressed) in [(58, 50), (42, 50)] {
+            let chunk = page(uncompressed, compressed, 1, 50);
+            let e = check_pages(&chunk, 4, 1, PageCodec::None).unwrap_err();
+            assert_eq!(
+                e,
+                format!("the page at byte 4 claims {uncompressed} bytes uncompressed, but stores 50 bytes without compression")
+            );
+            // The codec's own check applies to the other codecs.
+            assert_eq!(check_pages(&chunk, 4, 1, PageCodec::Other), Ok(()));
+        }
+        // A v2 page marked uncompressed, in a compressed column chunk.
+        let body = [7u8; 12];
+        assert_eq!(
+            check_pages(&page_v2(12, 2, false, &body), 4, 1, PageCodec::Snappy),
+            Ok(())
+        );
+        let e = check_pages(&page_v2(13, 2, false, &body), 4, 1, PageCodec::Snappy).unwrap_err();
+        assert!(
+            e.ends_with("claims 13 bytes uncompressed, but stores 12 bytes without compression"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_snappy_page_must_hold_its_declared_size() {
+        // Snappy data of 300 bytes: its length (varint 0xac 0x02), then the data's bytes
+        // (not read here).
+        let data = [0xac, 0x02, 0, 0, 0];
+        assert_eq!(
+            check_pages(&page_with(300, &data), 4, 1, PageCodec::Snappy),
+            Ok(())
+        );
+        for claim in [301, 299] {
+            let e = check_pages(&page_with(claim, &data), 4, 1, PageCodec::Snappy).unwrap_err();
+            assert_eq!(
+                e,
+                format!("the page at byte 4 claims {claim} bytes uncompressed, but its Snappy data holds 300")
+            );
+        }
+        let e = check_pages(&page_with(300, &[0xff; 5]), 4, 1, PageCodec::Snappy).unwrap_err();
+        assert!(
+            e.ends_with("its Snappy data does not start with its length"),
+            "{e}"
+        );
+        // A v2 page: its levels come first, uncompressed, and count in its declared size.
+        let mut body = vec![1u8, 2, 3];
+        body.extend_from_slice(&data);
+        assert_eq!(
+            check_pages(&page_v2(303, 3, true, &body), 4, 1, PageCodec::Snappy),
+            Ok(())
+        );
+        let e = check_pages(&page_v2(300, 3, true, &body), 4, 1, PageCodec::Snappy).unwrap_err();
+        assert!(
+            e.ends_with("claims 300 bytes uncompressed, but its Snappy data holds 303"),
+            "{e}"
+        );
+        let e = check_pages(&page_v2(303, 9, true, &body), 4, 1, PageCodec::Snappy).unwrap_err();
+        assert!(
+            e.ends_with("claims 9 bytes of levels in 8 bytes compressed, 303 uncompressed"),
+            "{e}"
+        );
+        // A page without data after its levels holds nothing to check.
+        assert_eq!(
+            check_pages(&page_v2(3, 3, true, &[1, 2, 3]), 4, 1, PageCodec::Snappy),
+            Ok(())
+        );
+    }
+
+    /// A data page header of one value declaring `uncompressed` bytes, then `body`.
+    fn page_with(uncompressed: i64, body: &[u8]) -> Vec<u8> {
+        let mut b = page(uncompressed, body.len() as i64, 1, 0);
+        b.extend_from_slice(body);
+        b
     }
 
     #[test]

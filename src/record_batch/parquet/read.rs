@@ -23,8 +23,12 @@ use std::thread::JoinHandle;
 /// the `parquet` crate sees a byte, the reader checks the magic bytes at both ends, that the
 /// footer fits the file and [`Limits::max_metadata_len`](crate::Limits::max_metadata_len),
 /// and the nesting depth and size of the schema; from the decoded footer it checks the row
-/// group, column and row counts against [`ParquetReadOptions`] and that every column chunk
-/// lies inside the file. The `parquet` crate still panics on some corrupt files: every call
+/// group, column and row counts against [`ParquetReadOptions`], that every column chunk
+/// lies inside the file, and, from the page headers, that every page lies inside its column
+/// chunk and holds the uncompressed size it declares (checked before decoding for Snappy
+/// and uncompressed pages, by the `parquet` crate for the other codecs). Pages of every
+/// codec pyarrow writes are read: none, Snappy, gzip, Brotli, LZ4 (`LZ4_RAW`, and the older
+/// `LZ4`) and Zstandard. The `parquet` crate still panics on some corrupt files: every call
 /// into it runs under [`std::panic::catch_unwind`], a panic becomes
 /// [`ErrorKind::ParquetPanicked`](crate::ErrorKind::ParquetPanicked) and the reader stops
 /// (this needs the default `panic = "unwind"`; the panic is still reported by the panic

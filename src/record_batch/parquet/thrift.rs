@@ -7,8 +7,17 @@ pub(super) struct PageHeader {
     pub(super) compressed: i64,
     /// The values of a data page (0 for other pages).
     pub(super) values: u64,
+    /// The bytes of repetition and definition levels at the start of a v2 data page, stored
+    /// uncompressed (0 for other pages).
+    pub(super) levels: i64,
+    /// Whether the page's data after its levels goes through the column chunk's codec:
+    /// `false` only for a v2 data page whose `is_compressed` is false.
+    pub(super) codec_applied: bool,
 }
 
+/// The compact-protocol types of a boolean field whose value is true / false.
+pub(super) const TRUE: u8 = 1;
+pub(super) const FALSE: u8 = 2;
 pub(super) const I32: u8 = 5;
 pub(super) const LIST: u8 = 9;
 pub(super) const STRUCT: u8 = 12;
@@ -30,13 +39,16 @@ pub(super) struct Thrift<'a> {
 }
 
 impl Thrift<'_> {
-    /// A `PageHeader`: fields 2 and 3 (sizes), and `num_values` (field 1) of a data page
-    /// header (field 5) or a v2 data page header (field 8).
+    /// A `PageHeader`: fields 2 and 3 (sizes), `num_values` (field 1) of a data page
+    /// header (field 5) or a v2 data page header (field 8), and of the latter the level
+    /// lengths (fields 5 and 6) and `is_compressed` (field 7).
     pub(super) fn page_header(&mut self) -> Option<PageHeader> {
         let mut header = PageHeader {
             uncompressed: -1,
             compressed: -1,
             values: 0,
+            levels: 0,
+            codec_applied: true,
         };
         let mut last_id = 0i16;
         loop {
@@ -46,12 +58,17 @@ impl Thrift<'_> {
                 (2, I32) => header.uncompressed = zigzag(self.varint()?),
                 (3, I32) => header.compressed = zigzag(self.varint()?),
                 (5 | 8, STRUCT) => {
+                    let v2 = id == 8;
                     let mut inner_id = 0i16;
                     loop {
                         let (k, i) = self.field(&mut inner_id)?;
                         match (i, k) {
                             (_, STOP) => break,
                             (1, I32) => header.values = zigzag(self.varint()?).max(0) as u64,
+                            (5 | 6, I32) if v2 => {
+                                header.levels = header.levels.saturating_add(zigzag(self.varint()?))
+                            }
+                            (7, TRUE | FALSE) if v2 => header.codec_applied = k == TRUE,
                             _ => self.skip(k, 1)?,
                         }
                     }

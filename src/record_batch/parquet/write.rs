@@ -17,7 +17,7 @@ use parquet::arrow::arrow_writer::{
 use parquet::arrow::{
     encode_arrow_schema, ArrowSchemaConverter, ArrowWriter, ARROW_SCHEMA_META_KEY,
 };
-use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::basic::{BrotliLevel, Compression, Encoding, GzipLevel, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
@@ -60,11 +60,36 @@ pub enum ParquetCompression {
     Lz4,
     /// Zstandard at the given level (1 to 22; 1 is fastest).
     Zstd(i32),
+    /// Gzip (deflate) at the given level (0 to 9; pyarrow's default is 9), the codec older
+    /// readers (Hive, older Spark) share with the others.
+    Gzip(u32),
+    /// Brotli at the given level (0 to 11; pyarrow's default is 8).
+    Brotli(u32),
 }
 
 /// The zstd levels the `parquet` crate's `ZstdLevel::try_new` accepts (its bounds are not
 /// public; a unit test pins them).
 const ZSTD_LEVELS: std::ops::RangeInclusive<i32> = -131072..=22;
+
+/// The gzip levels of `GzipLevel::try_new` (pinned by the same unit test).
+const GZIP_LEVELS: std::ops::RangeInclusive<u32> = 0..=9;
+
+/// The brotli levels of `BrotliLevel::try_new` (pinned by the same unit test).
+const BROTLI_LEVELS: std::ops::RangeInclusive<u32> = 0..=11;
+
+/// [`ErrorKind::OutOfRange`] for `level` of `codec`, outside `levels`.
+fn level_out_of_range<T: Copy + Into<i64>>(
+    codec: &str,
+    level: T,
+    levels: &std::ops::RangeInclusive<T>,
+) -> ErrorKind {
+    ErrorKind::OutOfRange {
+        what: format!("the {codec} level"),
+        value: level.into(),
+        min: (*levels.start()).into(),
+        max: (*levels.end()).into(),
+    }
+}
 
 impl ParquetCompression {
     fn codec(self) -> Result<Compression> {
@@ -73,23 +98,29 @@ impl ParquetCompression {
             ParquetCompression::Snappy => Compression::SNAPPY,
             ParquetCompression::Lz4 => Compression::LZ4_RAW,
             ParquetCompression::Zstd(level) => Compression::ZSTD(
-                ZstdLevel::try_new(level).map_err(|_| ErrorKind::OutOfRange {
-                    what: "the zstd level".into(),
-                    value: level.into(),
-                    min: i64::from(*ZSTD_LEVELS.start()),
-                    max: i64::from(*ZSTD_LEVELS.end()),
-                })?,
+                ZstdLevel::try_new(level)
+                    .map_err(|_| level_out_of_range("zstd", level, &ZSTD_LEVELS))?,
+            ),
+            ParquetCompression::Gzip(level) => Compression::GZIP(
+                GzipLevel::try_new(level)
+                    .map_err(|_| level_out_of_range("gzip", level, &GZIP_LEVELS))?,
+            ),
+            ParquetCompression::Brotli(level) => Compression::BROTLI(
+                BrotliLevel::try_new(level)
+                    .map_err(|_| level_out_of_range("brotli", level, &BROTLI_LEVELS))?,
             ),
         })
     }
 
-    /// The codec pyarrow calls `name` (any case): `"none"` (or `"uncompressed"`),
-    /// `"snappy"`, `"lz4"`, `"zstd"` (level 1, pyarrow's default); `None` for other names.
+    /// The codec pyarrow calls `name` (any case), at pyarrow's default level: `"none"` (or
+    /// `"uncompressed"`), `"snappy"`, `"lz4"`, `"zstd"` (level 1), `"gzip"` (level 9),
+    /// `"brotli"` (level 8); `None` for other names.
     ///
     /// ```
     /// use arrow_tensor_ipc::record_batch::ParquetCompression;
     /// assert_eq!(ParquetCompression::from_name("ZSTD"), Some(ParquetCompression::Zstd(1)));
-    /// assert_eq!(ParquetCompression::from_name("brotli"), None);
+    /// assert_eq!(ParquetCompression::from_name("brotli"), Some(ParquetCompression::Brotli(8)));
+    /// assert_eq!(ParquetCompression::from_name("lzo"), None);
     /// ```
     pub fn from_name(name: &str) -> Option<ParquetCompression> {
         Some(match name.to_ascii_lowercase().as_str() {
@@ -97,17 +128,22 @@ impl ParquetCompression {
             "snappy" => ParquetCompression::Snappy,
             "lz4" | "lz4_raw" => ParquetCompression::Lz4,
             "zstd" => ParquetCompression::Zstd(1),
+            "gzip" => ParquetCompression::Gzip(9),
+            "brotli" => ParquetCompression::Brotli(8),
             _ => return None,
         })
     }
 
-    /// The name pyarrow gives the codec (`"none"`, `"snappy"`, `"lz4"`, `"zstd"`).
+    /// The name pyarrow gives the codec (`"none"`, `"snappy"`, `"lz4"`, `"zstd"`, `"gzip"`,
+    /// `"brotli"`).
     pub fn pyarrow_name(self) -> &'static str {
         match self {
             ParquetCompression::None => "none",
             ParquetCompression::Snappy => "snappy",
             ParquetCompression::Lz4 => "lz4",
             ParquetCompression::Zstd(_) => "zstd",
+            ParquetCompression::Gzip(_) => "gzip",
+            ParquetCompression::Brotli(_) => "brotli",
         }
     }
 }
@@ -739,5 +775,28 @@ mod tests {
             "{e}"
         );
         assert_eq!(e.to_string(), "the zstd level is 23, outside -131072..=22");
+        for (levels, codec, name) in [
+            (
+                GZIP_LEVELS,
+                ParquetCompression::Gzip as fn(u32) -> _,
+                "gzip",
+            ),
+            (BROTLI_LEVELS, ParquetCompression::Brotli, "brotli"),
+        ] {
+            let (min, max) = (*levels.start(), *levels.end());
+            for level in [min, max] {
+                assert!(codec(level).codec().is_ok(), "{name} {level}");
+            }
+            let e = codec(max + 1).codec().unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("the {name} level is {}, outside {min}..={max}", max + 1)
+            );
+            assert_eq!(codec(max).pyarrow_name(), name);
+            assert_eq!(
+                ParquetCompression::from_name(name).map(|c| c.pyarrow_name()),
+                Some(name)
+            );
+        }
     }
 }
