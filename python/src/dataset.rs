@@ -357,7 +357,7 @@ fn tensor_info(
 fn write_options(compression: &str) -> PyResult<DatasetWriteOptions> {
     let codec = ParquetCompression::from_name(compression).ok_or_else(|| {
         ArrowTensorError::new_err(format!(
-            "unknown compression {compression:?} (expected none, snappy, lz4 or zstd)"
+            "unknown compression {compression:?} (expected none, snappy, gzip, brotli, lz4 or zstd)"
         ))
     })?;
     Ok(DatasetWriteOptions::default()
