@@ -19,8 +19,10 @@ pub struct ParquetReadOptions {
     /// [`Limits::max_body_len`] the uncompressed size of a column chunk, and
     /// [`Limits::max_rank`] the nesting depth of the schema.
     pub limits: Limits,
-    /// Rows per batch read. Default `None`: as many rows as hold about 64 MiB of
-    /// uncompressed data by the footer's figures (at least 1, at most 2^20).
+    /// Rows per batch read. Default `None`: as many rows as hold about 2 MiB of
+    /// uncompressed data by the footer's figures (at least 1, at most 2^20): batches that
+    /// stay in a core's cache while they are decoded, and whose buffers the allocator
+    /// reuses instead of asking the kernel for fresh zeroed pages.
     pub batch_rows: Option<usize>,
     /// Most row groups accepted in a file. Default 2^20.
     pub max_row_groups: usize,
@@ -30,9 +32,9 @@ pub struct ParquetReadOptions {
     pub max_rows: u64,
     /// Threads decoding row groups ahead of the batches returned (each decodes one whole
     /// row group at a time, so memory holds up to this many decoded row groups; 0: one
-    /// per core, at most 8). Default 1: the batches are decoded on the caller's thread, as
-    /// they are asked for; more threads pay only on idle cores (`docs/performance.md`). A
-    /// file of one row group is always decoded on the caller's thread.
+    /// per core, at most 8). Default 0. With 1 the batches are decoded on the caller's
+    /// thread as they are asked for, one batch in memory at a time. A file of one row
+    /// group is always decoded on the caller's thread.
     pub threads: usize,
     /// Deepest nesting of groups accepted in the Parquet schema (checked before the
     /// `parquet` crate builds the schema, recursively). Default 64; a tensor column
@@ -49,7 +51,7 @@ impl Default for ParquetReadOptions {
             max_columns: 1 << 16,
             max_rows: 1 << 40,
             max_schema_depth: 64,
-            threads: 1,
+            threads: 0,
         }
     }
 }

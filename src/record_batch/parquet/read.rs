@@ -165,7 +165,7 @@ impl Parallel {
 }
 
 /// Bytes of uncompressed data a batch holds by default.
-const BATCH_BYTES: u64 = 64 << 20;
+const BATCH_BYTES: u64 = 2 << 20;
 
 impl ParquetBatches {
     /// Opens the Parquet file in `data`: checks and decodes its footer.
