@@ -99,10 +99,16 @@ struct Parallel {
     /// The next row group to hand to a worker.
     next_group: usize,
     threads: usize,
-    /// Row groups being decoded, in order: (row group, its worker).
-    pending: VecDeque<(usize, JoinHandle<Result<Vec<RecordBatch>>>)>,
-    /// Decoded batches of the row group being returned.
-    ready: VecDeque<RecordBatch>,
+    /// Row groups being decoded, in order.
+    pending: VecDeque<Worker>,
+}
+
+/// A thread decoding one row group, sending its batches as they are decoded (then an
+/// error, if one stops it).
+struct Worker {
+    group: usize,
+    batches: std::sync::mpsc::Receiver<Result<RecordBatch>>,
+    thread: JoinHandle<()>,
 }
 
 impl Parallel {
@@ -120,44 +126,59 @@ impl Parallel {
             self.next_group += 1;
             let part = self.part(group);
             let (data, arrow, rows) = (self.data.clone(), self.arrow.clone(), self.batch_rows);
-            let worker = std::thread::spawn(move || {
-                contain(
+            let (send, batches) = std::sync::mpsc::channel();
+            let thread = std::thread::spawn(move || {
+                let decoded = contain(
                     || part.clone(),
-                    || -> std::result::Result<Vec<RecordBatch>, String> {
+                    || -> std::result::Result<(), String> {
                         let reader =
                             ParquetRecordBatchReaderBuilder::new_with_metadata(data, arrow)
                                 .with_row_groups(vec![group])
                                 .with_batch_size(rows)
                                 .build()
                                 .map_err(|e| e.to_string())?;
-                        reader
-                            .collect::<std::result::Result<Vec<_>, _>>()
-                            .map_err(|e| e.to_string())
+                        for batch in reader {
+                            let batch = batch.map_err(|e| e.to_string())?;
+                            if send.send(Ok(batch)).is_err() {
+                                // The batches were dropped: nobody wants the rest.
+                                return Ok(());
+                            }
+                        }
+                        Ok(())
                     },
-                )?
-                .or_else(|reason| invalid(part.clone(), reason))
+                );
+                let failed = match decoded {
+                    Ok(Ok(())) => return,
+                    Ok(Err(reason)) => invalid(part, reason),
+                    Err(e) => Err(e),
+                };
+                let _ = send.send(failed);
             });
-            self.pending.push_back((group, worker));
+            self.pending.push_back(Worker {
+                group,
+                batches,
+                thread,
+            });
         }
     }
 
     fn next(&mut self) -> Option<Result<RecordBatch>> {
         loop {
-            if let Some(b) = self.ready.pop_front() {
-                return Some(Ok(b));
-            }
             self.spawn();
-            let (group, worker) = self.pending.pop_front()?;
-            match worker.join() {
-                Ok(Ok(batches)) => self.ready.extend(batches),
-                Ok(Err(e)) => return Some(Err(e)),
-                // The worker's own panics are contained: this is one outside the
-                // parquet crate.
+            let worker = self.pending.front()?;
+            match worker.batches.recv() {
+                Ok(batch) => return Some(batch),
+                // The row group is done (its thread dropped its sender).
                 Err(_) => {
-                    return Some(invalid(
-                        self.part(group),
-                        "the thread decoding it stopped without a result",
-                    ))
+                    let worker = self.pending.pop_front()?;
+                    // The worker's own panics are contained: this is one outside the
+                    // parquet crate.
+                    if worker.thread.join().is_err() {
+                        return Some(invalid(
+                            self.part(worker.group),
+                            "the thread decoding it stopped without a result",
+                        ));
+                    }
                 }
             }
         }
@@ -237,7 +258,6 @@ impl ParquetBatches {
                 next_group: 0,
                 threads,
                 pending: VecDeque::new(),
-                ready: VecDeque::new(),
             }))
         } else {
             let reader = contain(

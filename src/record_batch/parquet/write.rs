@@ -217,6 +217,9 @@ impl ParquetWriteOptions {
             // Min/max per column chunk (what engines prune row groups by); per-page
             // statistics and the page index cost time on every value and help few readers.
             .set_statistics_enabled(EnabledStatistics::Chunk)
+            // Pages cut by size alone (about 1 MiB, as pyarrow cuts them), not every 20000
+            // rows: fewer, larger pages of compact encodings decode faster.
+            .set_data_page_row_count_limit(usize::MAX)
             .set_created_by(concat!("arrow-tensor-ipc ", env!("CARGO_PKG_VERSION")).to_string())
             .build())
     }
