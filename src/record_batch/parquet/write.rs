@@ -609,9 +609,10 @@ fn leaf_values(array: &ArrayRef) -> Option<ArrayRef> {
 /// (tensor data, measurements), where a dictionary would only fill up and be dropped.
 fn leaf_encoding(array: &dyn Array) -> Option<Encoding> {
     let distinct_floats = |bits: Vec<u64>| {
+        let quarter = bits.len() / 4;
         let mut distinct = std::collections::HashSet::with_capacity(1024);
         bits.into_iter()
-            .any(|b| distinct.insert(b) && distinct.len() > SAMPLE / 4)
+            .any(|b| distinct.insert(b) && distinct.len() > quarter)
             .then_some(Encoding::PLAIN)
     };
     let values: Vec<i64> = match array.data_type() {
