@@ -69,10 +69,12 @@ impl StorageOptions {
     }
 }
 
-/// The part size of [`Store::get_sized`]'s ranged GETs.
+/// The smallest part of [`Store::get_sized`]'s ranged GETs: an object of at most this
+/// many bytes is fetched with one GET.
 pub const RANGED_PART: u64 = 8 << 20;
 
-/// How many of [`Store::get_sized`]'s ranged GETs are in flight at once.
+/// How many ranged GETs [`Store::get_sized`] splits a larger object into (all in flight
+/// at once): parts of `size / RANGED_IN_FLIGHT` bytes, at least [`RANGED_PART`].
 pub const RANGED_IN_FLIGHT: usize = 4;
 
 /// The URL schemes [`Store::open`] takes.
@@ -277,11 +279,13 @@ impl Store {
     }
 
     /// The whole object `rel`, whose size the caller knows (from a listing or a HEAD) to
-    /// be `size`: an object larger than one part ([`RANGED_PART`] bytes) is fetched as
-    /// ranged GETs of one part each, [`RANGED_IN_FLIGHT`] at a time, which a store serves
-    /// faster than one long response. Every response must describe an object of `size`
-    /// bytes with one ETag, and the bytes must add up to `size`; otherwise the object
-    /// changed while read, an [`ErrorKind::ObjectStore`] naming its URL.
+    /// be `size`: an object larger than [`RANGED_PART`] bytes is fetched as up to
+    /// [`RANGED_IN_FLIGHT`] concurrent ranged GETs of equal parts, which a store serves
+    /// faster than one long response (few parts, because some servers pay for every
+    /// request in proportion to the object's size). Every response must describe an
+    /// object of `size` bytes with one ETag, and the bytes must add up to `size`;
+    /// otherwise the object changed while read, an [`ErrorKind::ObjectStore`] naming its
+    /// URL.
     pub fn get_sized(&self, rel: &str, size: u64) -> Result<Bytes> {
         if size <= RANGED_PART {
             let bytes = self.get(rel)?;
@@ -291,8 +295,8 @@ impl Store {
             return Ok(bytes);
         }
         let path = self.path(rel)?;
-        let ranges = (0..size.div_ceil(RANGED_PART))
-            .map(|i| i * RANGED_PART..((i + 1) * RANGED_PART).min(size));
+        let part = size.div_ceil(RANGED_IN_FLIGHT as u64).max(RANGED_PART);
+        let ranges = (0..size.div_ceil(part)).map(|i| i * part..((i + 1) * part).min(size));
         runtime()?.block_on(async {
             let parts: Vec<(Bytes, Option<String>)> = futures_util::stream::iter(ranges)
                 .map(|range| {
