@@ -339,7 +339,10 @@ const PARALLEL_ROWS: usize = 1 << 16;
 impl<W: Write + Send> ParquetWriter<W> {
     /// Starts a Parquet file of batches of `schema` on `writer`. Nothing is written before
     /// the first batch (or [`ParquetWriter::finish`]): the first batch's values choose the
-    /// encodings of its columns (see [`leaf_encoding`]).
+    /// encodings of its columns. Integer columns are written `DELTA_BINARY_PACKED` (a
+    /// sorted coordinate column takes a few bits per value) unless a dictionary packs
+    /// their first 2^16 values smaller (a coordinate over a short axis); float columns
+    /// with a dictionary, or plain when more than a quarter of those values are distinct.
     pub fn new(writer: W, schema: SchemaRef, options: &ParquetWriteOptions) -> Result<Self> {
         let relaxed = relaxed(&schema);
         // The stored Arrow schema is the caller's; the Parquet schema (and the arrays
