@@ -1,6 +1,7 @@
 """Reading a tiled dataset from a local S3-compatible server against reading it from
 local disk: read + SpMV with Dask's default scheduler (CSR chunks), best of ``--runs``
-after a warm-up, and the CPU time the server spends serving one read. Not part of CI.
+after a warm-up, and the CPU time the server spends serving one read; and the same read
+through the object-store code path from a ``file://`` URL (no server). Not part of CI.
 
     python python/bench/s3_read.py --dir /tmp/spmv10m
 
@@ -68,9 +69,12 @@ def main() -> None:
         opts = {"aws_endpoint": f"http://127.0.0.1:{port}", "aws_allow_http": "true",
                 "aws_access_key_id": "k", "aws_secret_access_key": "s", "aws_region": "us-east-1"}  # fmt: skip
         disk = atd.read_dataset(args.dir, format="csr")
+        # The same files through the object-store code path with no server: file://.
+        local = atd.read_dataset(Path(args.dir).resolve().as_uri(), format="csr")
         s3 = atd.read_dataset("s3://bucket/ds", format="csr", storage_options=opts)
         v = np.random.default_rng(1).random(disk.shape[1])
         t_disk = best(lambda: disk.dot(v).compute(), args.runs)
+        t_file = best(lambda: local.dot(v).compute(), args.runs)
         server_before = cpu_seconds(server.pid)
         t_s3 = best(lambda: s3.dot(v).compute(), args.runs)
         # The server's CPU per read (warm-up included in the count).
@@ -79,6 +83,8 @@ def main() -> None:
         print(f"dataset {disk.shape}, {size / 2**20:.0f} MiB of Parquet in {disk.numblocks} tiles")
         print(f"read + SpMV from disk: {t_disk:.3f} s; from S3 on 127.0.0.1: {t_s3:.3f} s; "
               f"S3 at {t_disk / t_s3:.2f} of disk speed")  # fmt: skip
+        print(f"through the store's code path from file:// (no server): {t_file:.3f} s, "
+              f"{t_disk / t_file:.2f} of disk speed")  # fmt: skip
         print(f"the server spent {server_cpu:.2f} CPU s per read "
               f"({server_cpu / size * 2**20 * 1e3:.1f} ms per MiB served)")  # fmt: skip
     finally:
