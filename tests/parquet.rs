@@ -1171,3 +1171,49 @@ fn encodings_follow_the_data_and_every_engine_reads_them() {
         }
     }
 }
+
+/// A sink that takes `room` bytes, then fails.
+#[derive(Debug)]
+struct Full {
+    room: usize,
+}
+
+impl std::io::Write for Full {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() > self.room {
+            return Err(std::io::Error::other("the disk is full"));
+        }
+        self.room -= buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A failure while a batch is written (here the sink's) stops the writer: later writes and
+/// `finish` fail rather than write a file missing part of a batch; a batch of other fields
+/// is refused without stopping it.
+#[test]
+fn a_failed_write_stops_the_writer() {
+    // Row groups larger than the file writer's own buffer, so that a flush reaches the sink.
+    let table = coo_table(&[400, 5000], 200_000, 1 << 20, 3);
+    let options = ParquetWriteOptions::default().with_row_group_rows(50_000);
+    let mut w = ParquetWriter::new(Full { room: 64 }, table.schema(), &options).unwrap();
+    let other = RecordBatch::try_new(
+        Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
+            "x",
+            arrow_schema::DataType::Int32,
+            false,
+        )])),
+        vec![Arc::new(arrow_array::Int32Array::from(vec![1]))],
+    )
+    .unwrap();
+    assert!(w.write(&other).is_err());
+    let e = w.write(&table).unwrap_err();
+    assert!(e.to_string().contains("the disk is full"), "{e}");
+    let e = w.write(&table.slice(0, 10)).unwrap_err();
+    assert!(e.to_string().contains("earlier error"), "{e}");
+    let e = w.finish().unwrap_err();
+    assert!(e.to_string().contains("earlier error"), "{e}");
+}

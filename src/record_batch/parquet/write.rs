@@ -273,7 +273,7 @@ enum State<W: Write + Send> {
     Pending(W),
     /// The file, once started.
     Open(Box<Open<W>>),
-    /// Starting the file failed: the sink is gone.
+    /// Starting the file, or writing a batch, failed: the file cannot go on.
     Failed,
 }
 
@@ -420,7 +420,7 @@ impl<W: Write + Send> ParquetWriter<W> {
             _ => fail(ErrorKind::Refused {
                 library: "parquet",
                 what: "a batch".into(),
-                reason: "the writer failed to start its file earlier".into(),
+                reason: "the writer stopped at an earlier error".into(),
             }),
         }
     }
@@ -432,6 +432,9 @@ impl<W: Write + Send> ParquetWriter<W> {
     /// time each. The encoded data of the row groups the batch fills is held until they
     /// are written, so memory holds about one row group, or one batch when a batch
     /// spans several row groups.
+    ///
+    /// A batch of other fields is refused and the writer goes on; any later failure
+    /// (encoding, the sink) stops it: later calls fail.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         if batch.schema().fields() != self.schema.fields() {
             return fail(ErrorKind::Inconsistent {
@@ -443,6 +446,15 @@ impl<W: Write + Send> ParquetWriter<W> {
         if batch.num_rows() == 0 {
             return Ok(());
         }
+        let written = self.write_batch(batch);
+        if written.is_err() {
+            // Its column writers may hold part of the batch: the file cannot go on.
+            self.state = State::Failed;
+        }
+        written
+    }
+
+    fn write_batch(&mut self, batch: &RecordBatch) -> Result<()> {
         let columns = batch
             .columns()
             .iter()
