@@ -598,13 +598,7 @@ fn row_groups_decoded_on_threads_come_back_in_order() {
         assert_eq!(many[0].schema(), table.schema());
     }
     // A page past its chunk in the eighth row group (rows 35..40), read on threads.
-    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
-        .parse_and_finish(&Bytes::from(bytes.clone()))
-        .unwrap();
-    let column = &meta.row_group(7).columns()[2];
-    let at = column
-        .dictionary_page_offset()
-        .unwrap_or(column.data_page_offset()) as usize;
+    let at = first_page(&bytes, 7, 2);
     let mut bad = bytes.clone();
     // The first page of the chunk: its type's varint zigzag-encoded, made an unknown type.
     assert_eq!(bad[at], 0x15);
@@ -843,13 +837,7 @@ fn a_page_past_its_chunk_is_refused() {
         &[batch],
         &ParquetWriteOptions::default().with_compression(ParquetCompression::None),
     );
-    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
-        .parse_and_finish(&Bytes::from(bytes.clone()))
-        .unwrap();
-    let column = &meta.row_group(0).columns()[0];
-    let at = column
-        .dictionary_page_offset()
-        .unwrap_or(column.data_page_offset()) as usize;
+    let at = first_page(&bytes, 0, 0);
     // Field 1 (type), then field 2 (uncompressed size), then field 3 (compressed size): a
     // one-byte varint for these small pages, made 63 (zigzag 126).
     assert_eq!(bytes[at], 0x15);
@@ -924,13 +912,7 @@ fn a_page_that_lies_about_its_uncompressed_size_is_refused() {
         );
         assert_eq!(open_and_read(bytes.clone()).unwrap(), 4, "{name}");
         std::fs::write(dir.join(format!("{name}.parquet")), &bytes).unwrap();
-        let meta = parquet::file::metadata::ParquetMetaDataReader::new()
-            .parse_and_finish(&Bytes::from(bytes.clone()))
-            .unwrap();
-        let column = &meta.row_group(0).columns()[0];
-        let at = column
-            .dictionary_page_offset()
-            .unwrap_or(column.data_page_offset()) as usize;
+        let at = first_page(&bytes, 0, 0);
         let (field, size) = uncompressed_page_size(&bytes, at);
         for delta in [8i64, -8] {
             let lie = zigzag_varint(size + delta);
@@ -1216,4 +1198,16 @@ fn a_failed_write_stops_the_writer() {
     assert!(e.to_string().contains("earlier error"), "{e}");
     let e = w.finish().unwrap_err();
     assert!(e.to_string().contains("earlier error"), "{e}");
+}
+
+/// The byte offset of the first page (the dictionary page, if any) of column `column` in
+/// row group `group` of the Parquet file `bytes`.
+fn first_page(bytes: &[u8], group: usize, column: usize) -> usize {
+    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&Bytes::copy_from_slice(bytes))
+        .unwrap();
+    let column = &meta.row_group(group).columns()[column];
+    column
+        .dictionary_page_offset()
+        .unwrap_or(column.data_page_offset()) as usize
 }

@@ -2,14 +2,15 @@
 //! [`ParquetWriter`] and [`ParquetBatches`], re-exported by `record_batch`.
 
 mod check;
+mod encoding;
 mod options;
 mod read;
 mod thrift;
 mod write;
 
-pub use options::ParquetReadOptions;
+pub use options::{ParquetCompression, ParquetReadOptions, ParquetWriteOptions};
 pub use read::ParquetBatches;
-pub use write::{ParquetCompression, ParquetWriteOptions, ParquetWriter};
+pub use write::ParquetWriter;
 
 /// The magic bytes a Parquet file starts and ends with.
 pub(crate) const PARQUET_MAGIC: &[u8; 4] = b"PAR1";

@@ -238,10 +238,7 @@ impl ParquetBatches {
             check_type(field.name(), field.data_type(), options.limits.max_rank, 0)?;
         }
         let groups = arrow.metadata().num_row_groups();
-        let threads = match options.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
-            n => n,
-        };
+        let threads = crate::parallel::thread_count(options.threads);
         let reader = if threads > 1 && groups > 1 {
             let mut starts = Vec::with_capacity(groups + 1);
             let mut at = 0u64;
