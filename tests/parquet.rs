@@ -792,30 +792,41 @@ fn classify(r: Result<usize, arrow_tensor_ipc::Error>) -> usize {
     }
 }
 
-/// A known panic of the parquet crate (60): a data page encoded with the dictionary in a
-/// column chunk whose dictionary page is not one (here its type is changed to an index
-/// page) panics with "Decoder for dict should have been set". Contained at our boundary.
+/// A data page encoded with the dictionary in a column chunk whose dictionary page is not
+/// one (its type changed to an index page). In a COO table (flat number columns, read by
+/// the direct reader) that is a typed error naming the row group, column and page; in a
+/// tensor column (read by the `parquet` crate's Arrow reader) it is a known panic of the
+/// parquet crate (60), "Decoder for dict should have been set", contained at our boundary.
 #[test]
-fn a_missing_dictionary_panic_is_contained() {
+fn a_missing_dictionary_is_refused_or_its_panic_contained() {
+    /// `bytes` with the dictionary page of column chunk `column` of row group 0 marked
+    /// as an index page.
+    fn without_dictionary(mut bytes: Vec<u8>, column: usize) -> Vec<u8> {
+        let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+            .parse_and_finish(&Bytes::from(bytes.clone()))
+            .unwrap();
+        let column = &meta.row_group(0).columns()[column];
+        let at = column.dictionary_page_offset().expect("a dictionary page") as usize;
+        // PageHeader field 1 (type, i32): DICTIONARY_PAGE = 2, zigzag 4.
+        assert_eq!(&bytes[at..at + 2], &[0x15, 0x04]);
+        bytes[at + 1] = 0x02; // INDEX_PAGE
+        bytes
+    }
     // Repeated values: the value column is dictionary-encoded.
     let shape = [1000usize, 1000];
     let coords: Vec<i64> = (0..500).flat_map(|i| [i, (i * 7) % 1000]).collect();
     let sparse = SparseTensor::coo(shape, coords, vec![2.5f64; 500]).unwrap();
     let table = sparse_to_coo_table(&sparse).unwrap();
-    let mut bytes = write(&[table], &Default::default());
-    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
-        .parse_and_finish(&Bytes::from(bytes.clone()))
-        .unwrap();
-    let column = &meta.row_group(0).columns()[2];
-    let at = column.dictionary_page_offset().expect("a dictionary page") as usize;
-    // PageHeader field 1 (type, i32): DICTIONARY_PAGE = 2, zigzag 4.
-    assert_eq!(&bytes[at..at + 2], &[0x15, 0x04]);
-    bytes[at + 1] = 0x02; // INDEX_PAGE
+    let bytes = without_dictionary(write(&[table], &Default::default()), 2);
     let e = open_and_read(bytes).unwrap_err();
     match e.kind() {
-        ErrorKind::ParquetPanicked { part, message } => {
-            assert_eq!(part, "rows 0..500");
-            assert!(message.contains("Decoder for dict"), "{message}");
+        ErrorKind::InvalidParquet { part, reason } => {
+            assert_eq!(part, "row group 0 (rows 0..500)");
+            assert!(
+                reason.contains("column value: page 1")
+                    && reason.contains("dictionary-encoded values before any dictionary page"),
+                "{reason}"
+            );
         }
         _ => panic!("{e}"),
     }
@@ -827,6 +838,21 @@ fn a_missing_dictionary_panic_is_contained() {
             row: None
         })
     );
+
+    let cells = Tensor::from_vec(vec![50, 2, 2], vec![2.5f64; 200]).unwrap();
+    let column = tensor_to_fixed_shape(&cells, &FixedShapeOptions::default())
+        .unwrap()
+        .into_record_batch("cells")
+        .unwrap();
+    let bytes = without_dictionary(write(&[column], &Default::default()), 0);
+    let e = open_and_read(bytes).unwrap_err();
+    match e.kind() {
+        ErrorKind::ParquetPanicked { part, message } => {
+            assert_eq!(part, "rows 0..50");
+            assert!(message.contains("Decoder for dict"), "{message}");
+        }
+        _ => panic!("{e}"),
+    }
 }
 
 /// A page whose compressed size runs past its column chunk is refused before decoding.
@@ -1004,10 +1030,12 @@ fn replay_the_fuzz_corpus() {
             "{file:?}: {e}"
         );
     }
-    // The finding is still a contained panic of the parquet crate.
+    // The finding (a COO table whose dictionary page is marked as an index page) is
+    // refused by the direct reader with a typed error; a_missing_dictionary_is_refused_or_
+    // its_panic_contained shows the parquet crate's panic on a tensor column contained.
     let finding = std::fs::read(corpus.join("crash-dictionary-page-marked-index.parquet")).unwrap();
     let e = open_and_read(finding).unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::ParquetPanicked { .. }), "{e}");
+    assert!(matches!(e.kind(), ErrorKind::InvalidParquet { .. }), "{e}");
 }
 
 /// A deterministic stream of pseudo-random numbers (splitmix64).
@@ -1210,4 +1238,61 @@ fn first_page(bytes: &[u8], group: usize, column: usize) -> usize {
     column
         .dictionary_page_offset()
         .unwrap_or(column.data_page_offset()) as usize
+}
+
+/// Each column's values as bytes over all batches, with its type.
+fn column_bytes(batches: &[RecordBatch]) -> Vec<(arrow_schema::DataType, Vec<u8>)> {
+    let n = batches.first().map_or(0, |b| b.num_columns());
+    (0..n)
+        .map(|i| {
+            let mut bytes = Vec::new();
+            for b in batches {
+                let d = b.column(i).to_data();
+                let w = d.data_type().primitive_width().unwrap();
+                bytes.extend_from_slice(
+                    &d.buffers()[0].as_slice()[d.offset() * w..(d.offset() + d.len()) * w],
+                );
+            }
+            (batches[0].column(i).data_type().clone(), bytes)
+        })
+        .collect()
+}
+
+/// Files of flat number columns, which the direct reader decodes, written by pyarrow with
+/// every encoding, page version and codec it takes: the values are those of the parquet
+/// crate's own Arrow reader (which `we_read_what_pyarrow_writes` checks against pyarrow),
+/// on one thread and on two, in uneven batches.
+#[test]
+fn pyarrow_files_of_number_columns_read_as_the_parquet_crate_reads_them() {
+    let dir = venv::scratch("parquet", "pyarrow_flat");
+    let answer = venv::run_json("tests/interop/parquet_check.py", "flat", &dir);
+    let variants = answer["variants"].as_array().unwrap();
+    assert_eq!(variants.len(), 8);
+    for variant in variants {
+        let name = format!("flat-{}.parquet", variant.as_str().unwrap());
+        let bytes = Bytes::from(std::fs::read(dir.join(&name)).unwrap());
+        let expected: Vec<RecordBatch> =
+            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
+                .unwrap()
+                .build()
+                .unwrap()
+                .map(|b| b.unwrap())
+                .collect();
+        let expected = column_bytes(&expected);
+        assert_eq!(expected.len(), 10, "{name}");
+        for (threads, rows) in [(1, None), (2, None), (2, Some(999))] {
+            let mut options = ParquetReadOptions::default().with_threads(threads);
+            if let Some(rows) = rows {
+                options = options.with_batch_rows(rows);
+            }
+            let ours: Vec<RecordBatch> = ParquetBatches::new(bytes.clone(), &options)
+                .unwrap()
+                .map(|b| b.unwrap())
+                .collect();
+            assert!(
+                column_bytes(&ours) == expected,
+                "{name}, {threads} threads, batches of {rows:?}"
+            );
+        }
+    }
 }

@@ -17,6 +17,12 @@ and prints the pyarrow version.
 `parquet_check.py codecs DIR`: writes the same two tables with every codec pyarrow writes,
 as `fixed-CODEC.parquet` and `coo-CODEC.parquet` for CODEC in `CODECS`.
 
+`parquet_check.py flat DIR`: writes a table of required columns of every integer width
+(signed and unsigned) and both float widths, 6000 rows of runs, few distinct values and
+extremes, as `flat-VARIANT.parquet` for each variant in `FLAT_VARIANTS` (dictionary or
+not, PLAIN, DELTA_BINARY_PACKED, BYTE_STREAM_SPLIT, data page v1 and v2, snappy and
+uncompressed, small pages and row groups).
+
 `parquet_check.py refuses DIR`: reads every `*.parquet` file of DIR and prints, keyed by
 file name, the message of the exception `pyarrow.parquet.read_table` raised, or null when
 it read the file.
@@ -135,9 +141,68 @@ def codecs(directory):
     return {}
 
 
+def flat_table():
+    rng = np.random.default_rng(5)
+    n = 6000
+    i = np.arange(n)
+    raw = np.where(
+        (i // 97) % 3 == 0,
+        i // 13,
+        np.where((i // 97) % 3 == 1, rng.integers(0, 50, n), rng.integers(-(2**62), 2**62, n)),
+    ).astype(np.int64)
+    raw[::211] = np.iinfo(np.int64).max
+    raw[::307] = np.iinfo(np.int64).min
+    columns, fields = [], []
+    for name in ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]:
+        columns.append(pa.array(raw.astype(np.dtype(name))))
+        fields.append(pa.field(name, getattr(pa, name)(), nullable=False))
+    columns.append(pa.array((raw % 1000).astype(np.float32) / 8))
+    fields.append(pa.field("float32", pa.float32(), nullable=False))
+    columns.append(pa.array(raw.astype(np.float64) / 3))
+    fields.append(pa.field("float64", pa.float64(), nullable=False))
+    return pa.table(columns, schema=pa.schema(fields))
+
+
+INTEGERS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+FLAT_VARIANTS = {
+    "dictionary-v1-snappy": dict(),
+    "dictionary-v2-none": dict(data_page_version="2.0", compression="none"),
+    "plain-v1-none": dict(use_dictionary=False, compression="none"),
+    "plain-v2-snappy": dict(use_dictionary=False, data_page_version="2.0"),
+    "delta-v1-snappy": dict(
+        use_dictionary=False,
+        column_encoding={**{c: "DELTA_BINARY_PACKED" for c in INTEGERS}, "float32": "PLAIN", "float64": "PLAIN"},
+    ),
+    "delta-v2-none": dict(
+        use_dictionary=False,
+        data_page_version="2.0",
+        compression="none",
+        column_encoding={**{c: "DELTA_BINARY_PACKED" for c in INTEGERS}, "float32": "PLAIN", "float64": "PLAIN"},
+    ),
+    "split-v1-snappy": dict(use_dictionary=False, use_byte_stream_split=True),
+    "split-v2-none": dict(
+        use_dictionary=False, use_byte_stream_split=True, data_page_version="2.0", compression="none"
+    ),
+}
+
+
+def flat(directory):
+    table = flat_table()
+    for name, options in FLAT_VARIANTS.items():
+        pq.write_table(
+            table,
+            directory / f"flat-{name}.parquet",
+            row_group_size=2500,
+            data_page_size=3000,
+            **options,
+        )
+    return {"variants": sorted(FLAT_VARIANTS)}
+
+
 def main():
     mode, directory = sys.argv[1], pathlib.Path(sys.argv[2])
-    modes = {"read": read, "write": write, "codecs": codecs, "refuses": refuses}
+    modes = {"read": read, "write": write, "codecs": codecs, "refuses": refuses, "flat": flat}
     result = modes[mode](directory)
     result["pyarrow"] = pa.__version__
     print(json.dumps(result))

@@ -3,6 +3,7 @@
 
 mod check;
 mod encoding;
+mod flat;
 mod options;
 mod read;
 mod thrift;

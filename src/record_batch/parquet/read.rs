@@ -1,6 +1,7 @@
 //! [`ParquetBatches`] and its options.
 
 use super::check::{check_metadata, contain, footer_range, invalid};
+use super::flat;
 use super::options::ParquetReadOptions;
 use crate::error::{fail, ErrorKind, Result};
 use crate::record_batch::arrays::retype;
@@ -36,6 +37,12 @@ use std::thread::JoinHandle;
 /// [`ErrorKind::InvalidParquet`](crate::ErrorKind::InvalidParquet) naming the part of the
 /// file, or a [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) /
 /// [`ErrorKind::LimitExceeded`](crate::ErrorKind::LimitExceeded).
+///
+/// Files whose columns are all flat, required numbers (integers of 8 to 64 bits, floats;
+/// every COO table this crate writes), stored uncompressed or with Snappy, are decoded by
+/// this crate itself, straight into arrays of their Arrow width; the memory of a batch the
+/// caller drops is reused for the next batch. Every other file is decoded by the `parquet`
+/// crate's Arrow reader. Both give the same batches.
 ///
 /// The batches read are checked by the same functions as those of an IPC file when they
 /// are turned into tensors ([`coo_table_to_sparse`](crate::record_batch::coo_table_to_sparse),
@@ -87,6 +94,71 @@ enum Decoder {
     Sequential(ParquetRecordBatchReader),
     /// Row groups decoded ahead on worker threads, returned in order.
     Parallel(Box<Parallel>),
+    /// Row groups of flat number columns decoded by [`flat`] on the caller's thread.
+    Flat(Box<FlatGroups>),
+}
+
+/// The row groups of a file [`flat`] decodes, read one after the other.
+struct FlatGroups {
+    data: Bytes,
+    arrow: ArrowReaderMetadata,
+    plan: Arc<flat::Plan>,
+    batch_rows: usize,
+    starts: Vec<u64>,
+    next_group: usize,
+    /// The row group being read and its index.
+    current: Option<(usize, flat::Group)>,
+}
+
+impl FlatGroups {
+    fn next(&mut self) -> Option<Result<RecordBatch>> {
+        loop {
+            if let Some((group, reader)) = &mut self.current {
+                let group = *group;
+                let part = || part(&self.starts, group);
+                match contain(part, || reader.next_batch()) {
+                    Ok(Some(Ok(batch))) => return Some(Ok(batch)),
+                    Ok(Some(Err(reason))) => {
+                        self.current = None;
+                        return Some(invalid(part(), reason));
+                    }
+                    Ok(None) => self.current = None,
+                    Err(e) => {
+                        self.current = None;
+                        return Some(Err(e));
+                    }
+                }
+            }
+            let group = self.next_group;
+            if group + 1 >= self.starts.len() {
+                return None;
+            }
+            self.next_group += 1;
+            let part = || part(&self.starts, group);
+            let opened = contain(part, || {
+                flat::Group::new(
+                    &self.data,
+                    &self.arrow,
+                    self.plan.clone(),
+                    group,
+                    self.batch_rows,
+                )
+            });
+            match opened {
+                Ok(Ok(reader)) => self.current = Some((group, reader)),
+                Ok(Err(reason)) => return Some(invalid(part(), reason)),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+/// `row group G (rows A..B)`, from the first row of each row group (and the file's rows
+/// at the end).
+fn part(starts: &[u64], group: usize) -> String {
+    let start = starts.get(group).copied().unwrap_or(0);
+    let end = starts.get(group + 1).copied().unwrap_or(start);
+    format!("row group {group} (rows {start}..{end})")
 }
 
 /// Row groups decoded ahead on worker threads.
@@ -101,6 +173,8 @@ struct Parallel {
     threads: usize,
     /// Row groups being decoded, in order.
     pending: VecDeque<Worker>,
+    /// How [`flat`] decodes the file, when it does.
+    plan: Option<Arc<flat::Plan>>,
 }
 
 /// A thread decoding one row group, sending its batches as they are decoded (then an
@@ -114,9 +188,7 @@ struct Worker {
 impl Parallel {
     /// `row group G (rows A..B)`.
     fn part(&self, group: usize) -> String {
-        let start = self.starts.get(group).copied().unwrap_or(0);
-        let end = self.starts.get(group + 1).copied().unwrap_or(start);
-        format!("row group {group} (rows {start}..{end})")
+        part(&self.starts, group)
     }
 
     /// Starts workers until `threads` row groups are being decoded.
@@ -126,11 +198,23 @@ impl Parallel {
             self.next_group += 1;
             let part = self.part(group);
             let (data, arrow, rows) = (self.data.clone(), self.arrow.clone(), self.batch_rows);
-            let (send, batches) = std::sync::mpsc::channel();
+            let plan = self.plan.clone();
+            // A worker runs at most two batches ahead of the caller: the memory of the batches
+            // the caller has dropped is then what the next ones are decoded into.
+            let (send, batches) = std::sync::mpsc::sync_channel(2);
             let thread = std::thread::spawn(move || {
                 let decoded = contain(
                     || part.clone(),
                     || -> std::result::Result<(), String> {
+                        if let Some(plan) = plan {
+                            let mut reader = flat::Group::new(&data, &arrow, plan, group, rows)?;
+                            while let Some(batch) = reader.next_batch() {
+                                if send.send(Ok(batch?)).is_err() {
+                                    return Ok(());
+                                }
+                            }
+                            return Ok(());
+                        }
                         let reader =
                             ParquetRecordBatchReaderBuilder::new_with_metadata(data, arrow)
                                 .with_row_groups(vec![group])
@@ -239,14 +323,20 @@ impl ParquetBatches {
         }
         let groups = arrow.metadata().num_row_groups();
         let threads = crate::parallel::thread_count(options.threads);
+        let plan = flat::plan(&arrow).map(Arc::new);
+        // The direct path knows the batch's size in memory: its arrays' widths.
+        let batch_rows = match (&plan, options.batch_rows) {
+            (Some(plan), None) => (BATCH_BYTES / plan.row_bytes()).clamp(1, 1 << 20) as usize,
+            _ => batch_rows,
+        };
+        let mut starts = Vec::with_capacity(groups + 1);
+        let mut at = 0u64;
+        starts.push(0);
+        for g in arrow.metadata().row_groups() {
+            at = at.saturating_add(g.num_rows().max(0) as u64);
+            starts.push(at);
+        }
         let reader = if threads > 1 && groups > 1 {
-            let mut starts = Vec::with_capacity(groups + 1);
-            let mut at = 0u64;
-            starts.push(0);
-            for g in arrow.metadata().row_groups() {
-                at = at.saturating_add(g.num_rows().max(0) as u64);
-                starts.push(at);
-            }
             Decoder::Parallel(Box::new(Parallel {
                 data,
                 arrow,
@@ -255,6 +345,17 @@ impl ParquetBatches {
                 next_group: 0,
                 threads,
                 pending: VecDeque::new(),
+                plan,
+            }))
+        } else if let Some(plan) = plan {
+            Decoder::Flat(Box::new(FlatGroups {
+                data,
+                arrow,
+                plan,
+                batch_rows,
+                starts,
+                next_group: 0,
+                current: None,
             }))
         } else {
             let reader = contain(
@@ -359,6 +460,7 @@ impl Iterator for ParquetBatches {
                 Err(e) => Err(e),
             },
             Decoder::Parallel(p) => Ok(p.next()),
+            Decoder::Flat(f) => Ok(f.next()),
         };
         let result = match next {
             // The parquet crate's batches carry the fields but not the schema's metadata.

@@ -1,8 +1,10 @@
 //! A reader of the Thrift compact protocol, far enough to check a Parquet footer's schema
 //! and page headers before the `parquet` crate decodes them.
 
-/// What `check_pages` reads of a page header.
+/// What `check_pages` and the direct reader (`flat`) read of a page header.
 pub(super) struct PageHeader {
+    /// The page type (field 1): 0 data, 1 index, 2 dictionary, 3 data v2; -1 when absent.
+    pub(super) page_type: i64,
     pub(super) uncompressed: i64,
     pub(super) compressed: i64,
     /// The values of a data page (0 for other pages).
@@ -13,6 +15,12 @@ pub(super) struct PageHeader {
     /// Whether the page's data after its levels goes through the column chunk's codec:
     /// `false` only for a v2 data page whose `is_compressed` is false.
     pub(super) codec_applied: bool,
+    /// The encoding of a data page's values or of a dictionary page; -1 when absent.
+    pub(super) encoding: i64,
+    /// The nulls of a v2 data page.
+    pub(super) nulls: i64,
+    /// The values of a dictionary page (field 7).
+    pub(super) dictionary_values: i64,
 }
 
 /// The compact-protocol types of a boolean field whose value is true / false.
@@ -39,22 +47,29 @@ pub(super) struct Thrift<'a> {
 }
 
 impl Thrift<'_> {
-    /// A `PageHeader`: fields 2 and 3 (sizes), `num_values` (field 1) of a data page
-    /// header (field 5) or a v2 data page header (field 8), and of the latter the level
-    /// lengths (fields 5 and 6) and `is_compressed` (field 7).
+    /// A `PageHeader`: its type (field 1), fields 2 and 3 (sizes), `num_values` (field 1)
+    /// and the encoding (field 2, v2: 4) of a data page header (field 5) or a v2 data page
+    /// header (field 8), and of the latter the nulls (field 2), level lengths (fields 5
+    /// and 6) and `is_compressed` (field 7); of a dictionary page header (field 7) its
+    /// `num_values` (field 1) and encoding (field 2).
     pub(super) fn page_header(&mut self) -> Option<PageHeader> {
         let mut header = PageHeader {
+            page_type: -1,
             uncompressed: -1,
             compressed: -1,
             values: 0,
             levels: 0,
             codec_applied: true,
+            encoding: -1,
+            nulls: 0,
+            dictionary_values: 0,
         };
         let mut last_id = 0i16;
         loop {
             let (kind, id) = self.field(&mut last_id)?;
             match (id, kind) {
                 (_, STOP) => break,
+                (1, I32) => header.page_type = zigzag(self.varint()?),
                 (2, I32) => header.uncompressed = zigzag(self.varint()?),
                 (3, I32) => header.compressed = zigzag(self.varint()?),
                 (5 | 8, STRUCT) => {
@@ -65,10 +80,25 @@ impl Thrift<'_> {
                         match (i, k) {
                             (_, STOP) => break,
                             (1, I32) => header.values = zigzag(self.varint()?).max(0) as u64,
+                            (2, I32) if !v2 => header.encoding = zigzag(self.varint()?),
+                            (4, I32) if v2 => header.encoding = zigzag(self.varint()?),
+                            (2, I32) if v2 => header.nulls = zigzag(self.varint()?),
                             (5 | 6, I32) if v2 => {
                                 header.levels = header.levels.saturating_add(zigzag(self.varint()?))
                             }
                             (7, TRUE | FALSE) if v2 => header.codec_applied = k == TRUE,
+                            _ => self.skip(k, 1)?,
+                        }
+                    }
+                }
+                (7, STRUCT) => {
+                    let mut inner_id = 0i16;
+                    loop {
+                        let (k, i) = self.field(&mut inner_id)?;
+                        match (i, k) {
+                            (_, STOP) => break,
+                            (1, I32) => header.dictionary_values = zigzag(self.varint()?),
+                            (2, I32) => header.encoding = zigzag(self.varint()?),
                             _ => self.skip(k, 1)?,
                         }
                     }
