@@ -199,9 +199,7 @@ impl Parallel {
             let part = self.part(group);
             let (data, arrow, rows) = (self.data.clone(), self.arrow.clone(), self.batch_rows);
             let plan = self.plan.clone();
-            // A worker runs at most two batches ahead of the caller: the memory of the batches
-            // the caller has dropped is then what the next ones are decoded into.
-            let (send, batches) = std::sync::mpsc::sync_channel(2);
+            let (send, batches) = std::sync::mpsc::channel();
             let thread = std::thread::spawn(move || {
                 let decoded = contain(
                     || part.clone(),
@@ -326,7 +324,10 @@ impl ParquetBatches {
         let plan = flat::plan(&arrow).map(Arc::new);
         // The direct path knows the batch's size in memory: its arrays' widths.
         let batch_rows = match (&plan, options.batch_rows) {
-            (Some(plan), None) => (BATCH_BYTES / plan.row_bytes()).clamp(1, 1 << 20) as usize,
+            // A multiple of 8 rows: bit-packed values come in groups of eight.
+            (Some(plan), None) => {
+                ((BATCH_BYTES / plan.row_bytes()).clamp(8, 1 << 20) as usize) & !7
+            }
             _ => batch_rows,
         };
         let mut starts = Vec::with_capacity(groups + 1);

@@ -166,11 +166,23 @@ fn unpack(data: &[u8], bit: usize, width: u32, out: &mut [u64]) {
         out.fill(0);
         return;
     }
+    let w = width as usize;
+    // Values one by one up to the next byte boundary (a read that stopped inside a group
+    // of eight resumes there), then whole groups of eight values, which start on a byte
+    // (every group of a hybrid run and of a miniblock does), through a copy of the loop
+    // for their width.
     let mut done = 0;
-    // Whole groups of eight values that start on a byte (every group of a hybrid run and
-    // of a miniblock does) go through a copy of the loop for their width.
-    if bit.is_multiple_of(8) && width <= 32 {
-        let w = width as usize;
+    let mut bit = bit;
+    while !bit.is_multiple_of(8) && done < out.len() {
+        if let Some(o) = out.get_mut(done) {
+            *o = bits_at(data, bit, width);
+        }
+        done += 1;
+        bit += w;
+    }
+    let out = out.get_mut(done..).unwrap_or_default();
+    let mut done = 0;
+    if width <= 32 {
         let start = bit / 8;
         let groups = (out.len() / 8).min(data.len().saturating_sub(start) / w);
         let src = data.get(start..start + groups * w).unwrap_or_default();
@@ -186,10 +198,10 @@ fn unpack(data: &[u8], bit: usize, width: u32, out: &mut [u64]) {
         by_width!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
         done = dst.len();
     }
-    let mut at = bit + done * width as usize;
+    let mut at = bit + done * w;
     for o in out.iter_mut().skip(done) {
         *o = bits_at(data, at, width);
-        at += width as usize;
+        at += w;
     }
 }
 
