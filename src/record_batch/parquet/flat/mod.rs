@@ -114,6 +114,9 @@ impl Plan {
     }
 }
 
+/// The most a Snappy stream can expand: 64 bytes out for 3 in, rounded up.
+const SNAPPY_EXPANSION: usize = 22;
+
 /// The batches of one row group, decoded column by column.
 pub(super) struct Group {
     plan: Arc<Plan>,
@@ -511,6 +514,15 @@ impl Cursor {
                 if n != expected {
                     return Err(page_error(format!(
                         "{n} bytes of Snappy data where the header declares {expected}"
+                    )));
+                }
+                // A Snappy element yields at most 64 bytes from 3 (a copy with a 2-byte
+                // offset): a larger claim cannot be true, and is refused before the buffer
+                // grows to it.
+                if n / SNAPPY_EXPANSION > input.len() {
+                    return Err(page_error(format!(
+                        "{n} bytes claimed from {} bytes of Snappy data",
+                        input.len()
                     )));
                 }
                 if self.scratch.len() < n {

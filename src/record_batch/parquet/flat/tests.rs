@@ -314,3 +314,56 @@ fn mutated_pages_are_typed_errors_of_the_direct_reader() {
     }
     assert!(outcomes[1] > 0 && outcomes[0] > 0, "{outcomes:?}");
 }
+
+#[test]
+fn a_snappy_page_claiming_more_than_snappy_expands_to_is_refused() {
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+    let zigzag = |v: i64| ((v << 1) ^ (v >> 63)) as u64;
+    let claimed = 10_000_000u64;
+    let mut body = Vec::new();
+    varint(claimed, &mut body);
+    body.extend_from_slice(&[0, 0]);
+    // PageHeader: type DATA_PAGE, sizes, a data page header of 1000 PLAIN values.
+    let mut chunk = vec![0x15, 0x00, 0x15];
+    varint(zigzag(claimed as i64), &mut chunk);
+    chunk.push(0x15);
+    varint(zigzag(body.len() as i64), &mut chunk);
+    chunk.push(0x2c);
+    chunk.push(0x15);
+    varint(zigzag(1000), &mut chunk);
+    chunk.extend_from_slice(&[0x15, 0x00, 0x15, 0x00, 0x15, 0x00, 0x00, 0x00]);
+    chunk.extend_from_slice(&body);
+    let mut cursor = super::Cursor {
+        chunk: Bytes::from(chunk),
+        chunk_at: 4,
+        at: 0,
+        snappy: true,
+        scratch: Vec::new(),
+        page_range: 0..0,
+        page_in_scratch: false,
+        dictionary: None,
+        page: None,
+        page_left: 0,
+        pages_read: 0,
+        values_read: 0,
+    };
+    let column = super::Column {
+        name: "v".to_string(),
+        data_type: DataType::Float64,
+        stored: 8,
+        integer: false,
+        width: 8,
+    };
+    let e = cursor.next_page(&column).unwrap_err();
+    assert!(
+        e.contains("10000000 bytes claimed from 6 bytes of Snappy data"),
+        "{e}"
+    );
+    assert!(cursor.scratch.capacity() < 1 << 20);
+}
