@@ -448,7 +448,7 @@ impl Delta {
             let width = u32::from(self.widths.get(self.mini).copied().unwrap_or(0));
             let n = (self.per_mini - self.in_mini).min(out.len());
             let (now, rest) = out.split_at_mut(n);
-            let bit = self.mini_bit + self.in_mini * width as usize;
+            let bit = self.mini_bit.saturating_add(self.in_mini * width as usize);
             unpack(data, bit, width, now);
             let min_delta = self.min_delta;
             for o in now.iter_mut() {
@@ -467,16 +467,22 @@ impl Delta {
     fn next_miniblock(&mut self, data: &[u8], remaining: usize) -> Result<(), String> {
         if self.mini < self.minis {
             let width = usize::from(self.widths.get(self.mini).copied().unwrap_or(0));
-            self.mini_bit += self.per_mini * width;
+            self.mini_bit = self
+                .mini_bit
+                .saturating_add(self.per_mini.saturating_mul(width));
             self.mini += 1;
         }
         if self.mini == self.minis {
             self.at = self.mini_bit.div_ceil(8).max(self.at);
             let block_at = self.at;
             self.min_delta = zigzag_varint(data, &mut self.at)?;
-            let widths = data.get(self.at..self.at + self.minis).ok_or_else(|| {
-                format!("a DELTA_BINARY_PACKED block header runs past the end at byte {block_at}")
-            })?;
+            let widths = data
+                .get(self.at..self.at.saturating_add(self.minis))
+                .ok_or_else(|| {
+                    format!(
+                        "a DELTA_BINARY_PACKED block header runs past the end at byte {block_at}"
+                    )
+                })?;
             self.widths.clear();
             self.widths.extend_from_slice(widths);
             self.at += self.minis;
@@ -493,7 +499,9 @@ impl Delta {
             ));
         }
         let width = usize::from(width);
-        let end_bit = self.mini_bit + self.per_mini.min(remaining) * width;
+        let end_bit = self
+            .mini_bit
+            .saturating_add(self.per_mini.min(remaining).saturating_mul(width));
         if end_bit.div_ceil(8) > data.len() {
             return Err(format!(
                 "a DELTA_BINARY_PACKED miniblock runs past the page's end at byte {}",
